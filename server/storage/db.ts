@@ -1,0 +1,33 @@
+/**
+ * One small interface over the two engines (PGlite embedded, PostgreSQL through pg). Everything
+ * above storage talks to a Database; nothing above storage knows which engine it is.
+ *
+ * @example
+ *   const rows = await db.query<{ id: string }>('select id from customers where org_id = $1', [orgId])
+ *   await db.transaction(async (tx) => { await tx.query(...); await tx.query(...) })
+ */
+export type Row = Record<string, unknown>;
+
+export interface QueryResult<T> {
+  rows: T[];
+  /** Rows inserted, updated, deleted or returned. */
+  rowCount: number;
+}
+
+export interface Queryable {
+  query<T = Row>(sql: string, params?: readonly unknown[]): Promise<QueryResult<T>>;
+  /** Runs a script of several statements without parameters (migrations). */
+  exec(sql: string): Promise<void>;
+}
+
+export type Engine = 'pglite' | 'postgres';
+
+export interface Database extends Queryable {
+  readonly engine: Engine;
+  /**
+   * Runs fn in one transaction: committed when fn resolves, rolled back when it throws. Inside,
+   * use only `tx`; the embedded engine has a single connection and would wait on itself.
+   */
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  close(): Promise<void>;
+}

@@ -1,0 +1,23 @@
+import type { Database } from './db.js';
+import { migrate } from './migrate.js';
+import { openPglite } from './pglite.js';
+import { openPostgres } from './postgres.js';
+
+export interface StoreOptions {
+  databaseUrl?: string | undefined;
+  dataDir?: string | undefined;
+}
+
+/** Opens the configured engine and brings its schema up to date. */
+export async function openStore(options: StoreOptions): Promise<Database> {
+  const db = options.databaseUrl
+    ? await openPostgres(options.databaseUrl)
+    : await openPglite(options.dataDir);
+  try {
+    await migrate(db);
+    return db;
+  } catch (error) {
+    await db.close();
+    throw error;
+  }
+}

@@ -1,0 +1,59 @@
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import type { Database, QueryResult, Queryable } from './db.js';
+import { lockFolder, type FolderLock } from './folder-lock.js';
+import { valueParsers } from './types.js';
+
+/**
+ * The embedded engine: PostgreSQL compiled to WebAssembly, files under a local folder.
+ * Pass no folder for an in-memory database (tests).
+ */
+export async function openPglite(dataDir?: string): Promise<Database> {
+  const lock: FolderLock | null = dataDir ? lockFolder(dataDir) : null;
+  try {
+    const pg = await PGlite.create(dataDir, { extensions: { pg_trgm }, parsers: valueParsers });
+    await pg.exec("SET TIME ZONE 'UTC'");
+    return new PgliteDatabase(pg, lock);
+  } catch (error) {
+    lock?.release();
+    throw error;
+  }
+}
+
+type PgliteLike = Pick<PGlite | Transaction, 'query' | 'exec'>;
+
+class PgliteQueryable implements Queryable {
+  constructor(protected readonly pg: PgliteLike) {}
+
+  async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+    const result = await this.pg.query<T>(sql, params as unknown[]);
+    return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.pg.exec(sql);
+  }
+}
+
+class PgliteDatabase extends PgliteQueryable implements Database {
+  readonly engine = 'pglite' as const;
+
+  constructor(
+    private readonly db: PGlite,
+    private readonly lock: FolderLock | null,
+  ) {
+    super(db);
+  }
+
+  transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    return this.db.transaction((tx) => fn(new PgliteQueryable(tx)));
+  }
+
+  async close(): Promise<void> {
+    try {
+      await this.db.close();
+    } finally {
+      this.lock?.release();
+    }
+  }
+}

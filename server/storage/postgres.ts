@@ -1,0 +1,62 @@
+import pg from 'pg';
+import type { Database, QueryResult, Queryable } from './db.js';
+import { valueParsers } from './types.js';
+
+/** Real PostgreSQL through a pg connection pool. */
+export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Database> {
+  const pool = new pg.Pool({
+    connectionString,
+    max: maxConnections,
+    // Same clock as the embedded engine, so date arithmetic in SQL agrees.
+    options: '-c TimeZone=UTC',
+    types: { getTypeParser: getTypeParser as typeof pg.types.getTypeParser },
+  });
+  // An idle client that loses its connection must not crash the process; the pool replaces it.
+  pool.on('error', () => {});
+  await pool.query('select 1');
+  return new PostgresDatabase(pool);
+}
+
+function getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {
+  return valueParsers[oid] ?? pg.types.getTypeParser(oid, format ?? 'text');
+}
+
+class PostgresQueryable implements Queryable {
+  constructor(protected readonly client: pg.Pool | pg.PoolClient) {}
+
+  async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
+    const result = await this.client.query(sql, params as unknown[]);
+    return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
+  }
+
+  async exec(sql: string): Promise<void> {
+    await this.client.query(sql);
+  }
+}
+
+class PostgresDatabase extends PostgresQueryable implements Database {
+  readonly engine = 'postgres' as const;
+
+  constructor(private readonly pool: pg.Pool) {
+    super(pool);
+  }
+
+  async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
+    const client = await this.pool.connect();
+    try {
+      await client.query('BEGIN');
+      const result = await fn(new PostgresQueryable(client));
+      await client.query('COMMIT');
+      return result;
+    } catch (error) {
+      await client.query('ROLLBACK').catch(() => {});
+      throw error;
+    } finally {
+      client.release();
+    }
+  }
+
+  async close(): Promise<void> {
+    await this.pool.end();
+  }
+}

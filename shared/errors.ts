@@ -1,0 +1,45 @@
+/**
+ * Errors are data: a closed set of kinds, each carried by an AppError with a message safe to show
+ * to the caller. Transports map kinds to HTTP statuses and GraphQL codes in one table
+ * (server/transports/errors.ts); anything that is not an AppError is INTERNAL and its details stay
+ * in the server log.
+ */
+export const ERROR_KINDS = [
+  'UNAUTHENTICATED',
+  'FORBIDDEN',
+  'NOT_FOUND',
+  'BAD_USER_INPUT',
+  'CONFLICT',
+  'PAYLOAD_TOO_LARGE',
+  'UNSUPPORTED_MEDIA_TYPE',
+  'RATE_LIMITED',
+  'INTERNAL',
+] as const;
+export type ErrorKind = (typeof ERROR_KINDS)[number];
+
+export class AppError extends Error {
+  constructor(
+    readonly kind: ErrorKind,
+    message: string,
+    /** Machine-readable extras, e.g. the offending field. Never secrets, never stack traces. */
+    readonly details?: Record<string, unknown>,
+  ) {
+    super(message);
+    this.name = 'AppError';
+  }
+}
+
+/** Shorthands, so call sites read as what went wrong. */
+export const errors = {
+  unauthenticated: (message = 'A valid Authorization: Bearer <token> header is required') =>
+    new AppError('UNAUTHENTICATED', message),
+  forbidden: (message: string) => new AppError('FORBIDDEN', message),
+  notFound: (what: string, id: string) => new AppError('NOT_FOUND', `${what} ${id} was not found`),
+  badInput: (message: string, details?: Record<string, unknown>) =>
+    new AppError('BAD_USER_INPUT', message, details),
+  conflict: (message: string) => new AppError('CONFLICT', message),
+};
+
+export function isAppError(error: unknown): error is AppError {
+  return error instanceof AppError;
+}

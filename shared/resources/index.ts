@@ -1,0 +1,48 @@
+/** Every resource, in dependency order. Adding one here makes it appear in every derived form. */
+import { appointmentResource } from './appointment.js';
+import { customerQuotedPriceResource, customerResource } from './customer.js';
+import {
+  inventoryItemResource,
+  inventoryLocationResource,
+  stockLevelResource,
+  stockMovementResource,
+} from './inventory.js';
+import { organizationResource } from './organization.js';
+import { quoteResource } from './quote.js';
+import { serviceTypeResource } from './service-type.js';
+import { serviceResource } from './service.js';
+import { taxResource } from './tax.js';
+import { apiTokenResource, userResource } from './user.js';
+
+export const resources = [
+  organizationResource,
+  userResource,
+  apiTokenResource,
+  taxResource,
+  serviceTypeResource,
+  customerResource,
+  customerQuotedPriceResource,
+  appointmentResource,
+  serviceResource,
+  quoteResource,
+  inventoryLocationResource,
+  inventoryItemResource,
+  stockLevelResource,
+  stockMovementResource,
+] as const;
+
+/** The resources that replicate to devices (one RxDB collection each). */
+export const replicatedResources = resources.filter((r) => r.collection !== null);
+
+export * from './appointment.js';
+export * from './chemistry.js';
+export * from './common.js';
+export * from './customer.js';
+export * from './inventory.js';
+export * from './organization.js';
+export * from './photos.js';
+export * from './quote.js';
+export * from './service-type.js';
+export * from './service.js';
+export * from './tax.js';
+export * from './user.js';

@@ -1,0 +1,43 @@
+import { defineShape, f } from '../schema/fields.js';
+import { defineResource, type RecordOf } from '../schema/resource.js';
+import { AddressShape } from './common.js';
+
+export const OrganizationSettingsShape = defineShape('OrganizationSettings', {
+  invoicePrefix: f.string().max(20).doc('Prefix for invoice numbers, e.g. INV-'),
+  quotePrefix: f.string().max(20).doc('Prefix for quote numbers, e.g. Q-'),
+  defaultTaxId: f.id().nullable().doc('Tax applied to quotes that name none'),
+  autoSendInvoices: f.boolean(),
+  invoiceDueDays: f.int().doc('Days until an invoice is due'),
+  emailFromName: f.string().nullable().max(200),
+  emailReplyTo: f.string().nullable().max(320),
+});
+
+export const SubscriptionShape = defineShape('Subscription', {
+  plan: f.string().doc('Plan name, e.g. STARTER, PRO'),
+  status: f.string().doc('e.g. ACTIVE, TRIALING, PAST_DUE, CANCELED'),
+  currentPeriodEnd: f.dateTime().nullable(),
+});
+
+/** The business. Replicates read-only to devices (collection `organization`). */
+export const organizationResource = defineResource({
+  name: 'Organization',
+  table: 'organizations',
+  collection: 'organization',
+  fields: {
+    name: f.string().owner('office').max(200),
+    slug: f.string().owner('server').doc('URL-friendly identifier, unique'),
+    email: f.string().nullable().owner('office').max(320),
+    phone: f.string().nullable().owner('office').max(50),
+    website: f.string().nullable().owner('office').max(500),
+    logo: f.string().nullable().owner('server').doc('Signed URL of the logo image'),
+    address: f.object(AddressShape).nullable().owner('office'),
+    timezone: f.string().owner('office').doc('IANA time zone, e.g. America/Phoenix'),
+    currency: f.string().owner('office').doc('ISO 4217 code, e.g. USD'),
+    settings: f.object(OrganizationSettingsShape).owner('office'),
+    subscription: f.object(SubscriptionShape).nullable().owner('server'),
+    accountingConnected: f.boolean().owner('server'),
+    paymentProcessorConnected: f.boolean().owner('server'),
+  },
+});
+export type Organization = RecordOf<typeof organizationResource>;
+export type OrganizationSettings = Organization['settings'];

@@ -1,0 +1,60 @@
+import { f, type FieldMap, type InferFields } from './fields.js';
+
+/**
+ * A resource is a record type with its own table: the one definition from which every other
+ * form (TypeScript, RxDB, GraphQL, SQL, validators) is derived.
+ *
+ * @example
+ *   export const taxResource = defineResource({
+ *     name: 'Tax', table: 'taxes', collection: null,
+ *     fields: { name: f.string(), rate: f.float() },
+ *   })
+ *   export type Tax = RecordOf<typeof taxResource>   // { id, name, rate, createdAt, updatedAt }
+ */
+export interface ResourceDef<F extends FieldMap = FieldMap> {
+  /** GraphQL type name. */
+  readonly name: string;
+  /** SQL table; every table also carries org_id. */
+  readonly table: string;
+  /**
+   * RxDB collection name when the resource replicates to devices, else null. Replicated tables
+   * carry the change-feed columns (_seq, _deleted, updated_at) kept by the trigger in migrations.
+   */
+  readonly collection: string | null;
+  readonly description?: string;
+  /** Every stored field, including the base fields id, createdAt, updatedAt. */
+  readonly fields: F & typeof baseFields;
+  /**
+   * GraphQL-only fields resolved from other records (for example Quote.customer), as SDL types.
+   * They are not stored and not replicated.
+   */
+  readonly relations: Readonly<Record<string, string>>;
+}
+
+/** Fields every resource has. The server assigns all three; clients never set them. */
+export const baseFields = {
+  id: f.id().doc('Unique identifier; generated on the device for replicated records'),
+  createdAt: f.dateTime().owner('server').doc('Creation timestamp, set by the server'),
+  updatedAt: f.dateTime().owner('server').doc('Last change, set by the server on every write'),
+} as const;
+
+export function defineResource<F extends FieldMap>(def: {
+  name: string;
+  table: string;
+  collection: string | null;
+  description?: string;
+  fields: F;
+  relations?: Record<string, string>;
+}): ResourceDef<F> {
+  return {
+    name: def.name,
+    table: def.table,
+    collection: def.collection,
+    description: def.description,
+    fields: { ...baseFields, ...def.fields },
+    relations: def.relations ?? {},
+  };
+}
+
+/** The stored record type of a resource. */
+export type RecordOf<R extends ResourceDef> = InferFields<R['fields']>;

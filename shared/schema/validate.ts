@@ -1,0 +1,63 @@
+import { z } from 'zod';
+import type { FieldKind, FieldMap, FieldMeta } from './fields.js';
+import type { ResourceDef } from './resource.js';
+
+/**
+ * Runtime validators derived from the shared schema (zod). Untrusted records, such as documents
+ * pushed by a device, are checked with these once, at the edge.
+ */
+
+function scalarValidator(kind: FieldKind & { type: 'scalar' }): z.ZodType {
+  switch (kind.scalar) {
+    case 'id':
+      return z.string().min(1).max(128);
+    case 'string':
+      return z.string();
+    case 'int':
+      return z.number().int().min(-2147483648).max(2147483647);
+    case 'float':
+      return z.number().finite();
+    case 'money':
+      return z.number().finite().min(-1e10).max(1e10);
+    case 'boolean':
+      return z.boolean();
+    case 'dateTime':
+      return z.iso.datetime({ offset: true });
+    case 'date':
+      return z.iso.date();
+    case 'json':
+      return z.json();
+  }
+}
+
+function kindValidator(kind: FieldKind): z.ZodType {
+  switch (kind.type) {
+    case 'scalar':
+      return scalarValidator(kind);
+    case 'enum':
+      return z.enum(kind.values as [string, ...string[]]);
+    case 'object':
+      return shapeValidator(kind.shape.fields);
+    case 'list':
+      return z.array(kindValidator(kind.of));
+  }
+}
+
+function fieldValidator(meta: FieldMeta): z.ZodType {
+  let validator = kindValidator(meta.kind);
+  if (meta.maxLength !== undefined && validator instanceof z.ZodString) {
+    validator = validator.max(meta.maxLength);
+  }
+  return meta.nullable ? validator.nullable().optional() : validator;
+}
+
+/** A strict object validator: unknown keys are an error, nullable fields may be omitted. */
+export function shapeValidator(fields: FieldMap): z.ZodObject {
+  const entries = Object.entries(fields).map(([name, { meta }]) => [name, fieldValidator(meta)]);
+  return z.strictObject(Object.fromEntries(entries));
+}
+
+/** Validator of a whole record of a resource. */
+export function recordValidator(resource: ResourceDef): z.ZodObject {
+  return shapeValidator(resource.fields);
+}
