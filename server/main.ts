@@ -1,0 +1,79 @@
+import type { Server } from 'node:http';
+import { createApp, type Lifecycle } from './app.js';
+import { loadConfig, type Config } from './config.js';
+import { createLogger } from './logger.js';
+import { seedDemoOrganization } from './seed.js';
+import type { Database } from './storage/db.js';
+import { openStore } from './storage/open.js';
+
+/**
+ * Starts the server: configuration, storage and migrations, the demo seed, the listener, and a
+ * graceful shutdown on SIGTERM / SIGINT (stop accepting, finish in-flight requests, close the store).
+ */
+async function main(): Promise<void> {
+  const config = loadConfig();
+  const logger = createLogger(config.logLevel);
+  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const engine = config.databaseUrl ? 'postgres' : `pglite (${config.dataDir})`;
+  if (config.seedDemoOrg) await printDemoToken(db);
+  const { app, lifecycle } = createApp({ db, config, logger });
+  const server = app.listen(config.port, config.host);
+  await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : config.port;
+  logger.info({ engine, url: `http://${config.host}:${port}` }, 'server listening');
+  console.log(`Pool service listening on http://${config.host}:${port} (store: ${engine})`);
+  onShutdownSignal(() => shutdown({ server, db, lifecycle, config, logger }));
+}
+
+async function printDemoToken(db: Database): Promise<void> {
+  const demo = await seedDemoOrganization(db);
+  if (!demo) return;
+  console.log(
+    [
+      '',
+      `Created the demo organization "${demo.organization.name}" (id ${demo.organization.id}).`,
+      'Its ADMIN token is shown this once; keep it:',
+      '',
+      `  ${demo.token}`,
+      '',
+    ].join('\n'),
+  );
+}
+
+function onShutdownSignal(handler: () => Promise<void>): void {
+  let stopping = false;
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopping) return;
+      stopping = true;
+      void handler();
+    });
+  }
+}
+
+async function shutdown(deps: {
+  server: Server;
+  db: Database;
+  lifecycle: Lifecycle;
+  config: Config;
+  logger: import('pino').Logger;
+}): Promise<void> {
+  const { server, db, lifecycle, config, logger } = deps;
+  logger.info('shutting down: finishing in-flight requests');
+  lifecycle.ready = false;
+  const forceClose = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
+  forceClose.unref();
+  await new Promise<void>((resolve) => {
+    server.close(() => resolve());
+    server.closeIdleConnections();
+  });
+  await db.close();
+  logger.info('stopped');
+  process.exit(0);
+}
+
+main().catch((error: unknown) => {
+  console.error(error instanceof Error ? error.message : error);
+  process.exit(1);
+});

@@ -1,0 +1,101 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { z } from 'zod';
+import { errors, ROLES, type Role } from '../../shared/index.js';
+import type { Database, Queryable } from '../storage/db.js';
+import {
+  findLiveTokenByHash,
+  findToken,
+  insertToken,
+  listTokens,
+  revokeToken,
+  touchToken,
+  users,
+  type TokenWithRole,
+} from '../storage/tokens.js';
+import { requireRole, type OperationContext, type Viewer } from './context.js';
+import { newId } from './ids.js';
+import { parseInput } from './input.js';
+
+/**
+ * Bearer tokens: 32 random bytes, shown once, stored as a SHA-256 hash. A token belongs to one
+ * user, who has one role in one organization.
+ */
+const TOKEN_PREFIX = 'pst_';
+
+export function hashToken(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+function generateToken(): string {
+  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+}
+
+/** Reads `Authorization: Bearer <token>`; null when absent or not of that form. */
+export function bearerTokenOf(header: string | undefined): string | null {
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header ?? '');
+  return match ? match[1]! : null;
+}
+
+/** Resolves a bearer token to its viewer, or throws UNAUTHENTICATED. */
+export async function authenticate(db: Database, authorization: string | undefined): Promise<Viewer> {
+  const token = bearerTokenOf(authorization);
+  if (!token) throw errors.unauthenticated();
+  const owner = await findLiveTokenByHash(db, hashToken(token));
+  if (!owner) throw errors.unauthenticated('The bearer token is unknown or has been revoked');
+  if (isStale(owner.lastUsedAt)) void touchToken(db, owner.tokenId).catch(() => {});
+  return { userId: owner.userId, orgId: owner.orgId, role: owner.role, tokenId: owner.tokenId };
+}
+
+function isStale(lastUsedAt: string | null): boolean {
+  return lastUsedAt === null || Date.now() - Date.parse(lastUsedAt) > 60_000;
+}
+
+export interface IssuedToken {
+  token: string;
+  apiToken: TokenWithRole;
+}
+
+const CreateTokenInput = z.strictObject({
+  name: z.string().trim().min(1, 'must not be empty').max(200),
+  role: z.enum(ROLES),
+});
+
+/** Creates a user with the role and a token for it, inside an open transaction. */
+export async function issueToken(
+  tx: Queryable,
+  orgId: string,
+  input: { name: string; role: Role },
+): Promise<IssuedToken> {
+  const user = await users.insert(tx, orgId, { id: newId(), name: input.name, role: input.role, email: null });
+  const token = generateToken();
+  const id = newId();
+  await insertToken(tx, orgId, { id, name: input.name, userId: user.id, tokenHash: hashToken(token) });
+  return { token, apiToken: (await findToken(tx, orgId, id))! };
+}
+
+/** ADMIN only. The token is returned here and never again. */
+export async function createApiToken(ctx: OperationContext, rawInput: unknown): Promise<IssuedToken> {
+  requireRole(ctx.viewer, ['ADMIN'], 'create API tokens');
+  const input = parseInput(CreateTokenInput, rawInput);
+  return ctx.db.transaction((tx) => issueToken(tx, ctx.viewer.orgId, input));
+}
+
+/** ADMIN only. Revoking twice is harmless; revoking your own token is allowed. */
+export async function revokeApiToken(ctx: OperationContext, id: string): Promise<TokenWithRole> {
+  requireRole(ctx.viewer, ['ADMIN'], 'revoke API tokens');
+  const existing = await findToken(ctx.db, ctx.viewer.orgId, id);
+  if (!existing) throw errors.notFound('API token', id);
+  await revokeToken(ctx.db, ctx.viewer.orgId, id);
+  return (await findToken(ctx.db, ctx.viewer.orgId, id))!;
+}
+
+export async function listApiTokens(ctx: OperationContext): Promise<TokenWithRole[]> {
+  requireRole(ctx.viewer, ['ADMIN'], 'list API tokens');
+  return listTokens(ctx.db, ctx.viewer.orgId);
+}
+
+export async function currentUser(ctx: OperationContext) {
+  const user = await users.findById(ctx.db, ctx.viewer.orgId, ctx.viewer.userId);
+  if (!user) throw errors.unauthenticated('The user of this token no longer exists');
+  return user;
+}

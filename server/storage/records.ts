@@ -1,0 +1,88 @@
+import {
+  columnsOf,
+  encodeValue,
+  rowToRecord,
+  type ColumnMapping,
+  type RecordOf,
+  type ResourceDef,
+} from '../../shared/index.js';
+import type { Queryable } from './db.js';
+
+/**
+ * Generic reads and writes of one resource's table, scoped by organization, built from the
+ * shared column mapping. Resource-specific queries (search, lists) live in their own modules and
+ * reuse `selectList` / `toRecord`.
+ *
+ * @example
+ *   const customers = recordTable(customerResource)
+ *   const c = await customers.insert(db, orgId, { id, lastName: 'Smith' })
+ *   await customers.update(db, orgId, c.id, { notes: 'Gate code 1234' })
+ */
+export interface RecordTable<R extends ResourceDef> {
+  readonly resource: R;
+  /** `col AS "field", ...` for a select list (optionally prefixed with a table alias). */
+  selectList(alias?: string): string;
+  toRecord(row: Record<string, unknown>): RecordOf<R>;
+  insert(q: Queryable, orgId: string, values: Partial<RecordOf<R>> & { id: string }): Promise<RecordOf<R>>;
+  /** Changes the given fields; returns null when the record is not in this organization. */
+  update(q: Queryable, orgId: string, id: string, patch: Partial<RecordOf<R>>): Promise<RecordOf<R> | null>;
+  findById(q: Queryable, orgId: string, id: string): Promise<RecordOf<R> | null>;
+}
+
+/** createdAt/updatedAt are set by the table's trigger, never by a caller. */
+const SERVER_STAMPED = new Set(['createdAt', 'updatedAt']);
+
+export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> {
+  const mappings = columnsOf(resource);
+  const byField = new Map(mappings.map((m) => [m.field, m]));
+  const replicated = resource.collection !== null;
+  const table = resource.table;
+  const liveOnly = replicated ? ' and not _deleted' : '';
+
+  function writable(values: Record<string, unknown>): ColumnMapping[] {
+    return Object.keys(values).flatMap((field) => {
+      const mapping = byField.get(field);
+      if (!mapping) throw new Error(`${resource.name} has no field ${field}`);
+      return SERVER_STAMPED.has(field) || values[field] === undefined ? [] : [mapping];
+    });
+  }
+
+  const api: RecordTable<R> = {
+    resource,
+    selectList: (alias) => mappings.map((m) => `${alias ? `${alias}.` : ''}"${m.column}"`).join(', '),
+    toRecord: (row) => rowToRecord<RecordOf<R>>(mappings, row),
+
+    async insert(q, orgId, values) {
+      const cols = writable(values);
+      const params = [orgId, ...cols.map((m) => encodeValue(m, (values as Record<string, unknown>)[m.field]))];
+      const names = ['org_id', ...cols.map((m) => `"${m.column}"`)].join(', ');
+      const placeholders = params.map((_, i) => `$${i + 1}`).join(', ');
+      const { rows } = await q.query(
+        `insert into ${table} (${names}) values (${placeholders}) returning ${api.selectList()}`,
+        params,
+      );
+      return api.toRecord(rows[0]!);
+    },
+
+    async update(q, orgId, id, patch) {
+      const cols = writable(patch as Record<string, unknown>);
+      if (cols.length === 0) return api.findById(q, orgId, id);
+      const sets = cols.map((m, i) => `"${m.column}" = $${i + 3}`).join(', ');
+      const params = [orgId, id, ...cols.map((m) => encodeValue(m, (patch as Record<string, unknown>)[m.field]))];
+      const { rows } = await q.query(
+        `update ${table} set ${sets} where org_id = $1 and id = $2${liveOnly} returning ${api.selectList()}`,
+        params,
+      );
+      return rows[0] ? api.toRecord(rows[0]) : null;
+    },
+
+    async findById(q, orgId, id) {
+      const { rows } = await q.query(
+        `select ${api.selectList()} from ${table} where org_id = $1 and id = $2${liveOnly}`,
+        [orgId, id],
+      );
+      return rows[0] ? api.toRecord(rows[0]) : null;
+    },
+  };
+  return api;
+}

@@ -1,0 +1,73 @@
+import { apiTokenResource, userResource, type ApiToken, type Role } from '../../shared/index.js';
+import type { Queryable } from './db.js';
+import { recordTable } from './records.js';
+
+export const users = recordTable(userResource);
+export const apiTokens = recordTable(apiTokenResource);
+
+/** What a bearer token resolves to. */
+export interface TokenOwner {
+  tokenId: string;
+  userId: string;
+  orgId: string;
+  role: Role;
+  lastUsedAt: string | null;
+}
+
+export async function findLiveTokenByHash(q: Queryable, tokenHash: string): Promise<TokenOwner | null> {
+  const { rows } = await q.query<TokenOwner>(
+    `select t.id as "tokenId", t.user_id as "userId", t.org_id as "orgId", u.role, t.last_used_at as "lastUsedAt"
+       from api_tokens t join users u on u.org_id = t.org_id and u.id = t.user_id
+      where t.token_hash = $1 and t.revoked_at is null`,
+    [tokenHash],
+  );
+  return rows[0] ?? null;
+}
+
+export async function insertToken(
+  q: Queryable,
+  orgId: string,
+  values: { id: string; name: string; userId: string; tokenHash: string },
+): Promise<void> {
+  await q.query(
+    'insert into api_tokens (org_id, id, name, user_id, token_hash) values ($1, $2, $3, $4, $5)',
+    [orgId, values.id, values.name, values.userId, values.tokenHash],
+  );
+}
+
+/** Records use at most once a minute per token, so reads do not each become a write. */
+export async function touchToken(q: Queryable, tokenId: string): Promise<void> {
+  await q.query(
+    `update api_tokens set last_used_at = now()
+      where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+    [tokenId],
+  );
+}
+
+export interface TokenWithRole extends ApiToken {
+  role: Role;
+}
+
+const TOKEN_WITH_ROLE = `select ${apiTokens.selectList('t')}, u.role from api_tokens t
+  join users u on u.org_id = t.org_id and u.id = t.user_id`;
+
+function toTokenWithRole(row: Record<string, unknown>): TokenWithRole {
+  return { ...apiTokens.toRecord(row), role: row.role as Role };
+}
+
+export async function listTokens(q: Queryable, orgId: string): Promise<TokenWithRole[]> {
+  const { rows } = await q.query(`${TOKEN_WITH_ROLE} where t.org_id = $1 order by t.created_at, t.id`, [orgId]);
+  return rows.map(toTokenWithRole);
+}
+
+export async function findToken(q: Queryable, orgId: string, id: string): Promise<TokenWithRole | null> {
+  const { rows } = await q.query(`${TOKEN_WITH_ROLE} where t.org_id = $1 and t.id = $2`, [orgId, id]);
+  return rows[0] ? toTokenWithRole(rows[0]) : null;
+}
+
+export async function revokeToken(q: Queryable, orgId: string, id: string): Promise<void> {
+  await q.query(
+    'update api_tokens set revoked_at = coalesce(revoked_at, now()) where org_id = $1 and id = $2',
+    [orgId, id],
+  );
+}

@@ -1,0 +1,55 @@
+import type { RequestHandler } from 'express';
+import type { GraphQLSchema } from 'graphql';
+import { createHandler } from 'graphql-http';
+import type { Logger } from 'pino';
+import type { OperationContext } from '../../operations/context.js';
+import { formatGraphQLError, kindOfStatus } from '../errors.js';
+import { contextOf } from '../http/request-context.js';
+
+/**
+ * GraphQL over HTTP (graphql-http) on Express. The core takes a plain request and returns
+ * [body, init]; this is the thin adapter. Express has already read the body as text, within the
+ * size limit, so graphql-http parses JSON and negotiates media types exactly as its spec says.
+ */
+export function graphqlHandler(schema: GraphQLSchema, logger: Logger): RequestHandler {
+  const handle = createHandler<import('express').Request, undefined, OperationContext>({
+    schema,
+    context: (req) => contextOf(req.raw),
+    formatError: (error) => formatGraphQLError(error, logger),
+  });
+
+  return async (req, res, next) => {
+    try {
+      const [body, init] = await handle({
+        url: req.originalUrl,
+        method: req.method,
+        headers: req.headers,
+        body: () => (typeof req.body === 'string' ? req.body : ''),
+        raw: req,
+        context: undefined,
+      });
+      const coded = init.status >= 400 ? withErrorCodes(body, init.status) : body;
+      res.writeHead(init.status, init.statusText, init.headers).end(coded);
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+/**
+ * graphql-http answers protocol errors (unparsable JSON, wrong method or media type) itself,
+ * without extensions.code; add the code of their status so every error carries one.
+ */
+function withErrorCodes(body: string | null, status: number): string | null {
+  if (!body) return body;
+  try {
+    const parsed = JSON.parse(body) as { errors?: { extensions?: Record<string, unknown> }[] };
+    if (!Array.isArray(parsed.errors)) return body;
+    for (const error of parsed.errors) {
+      error.extensions = { code: kindOfStatus(status), ...error.extensions };
+    }
+    return JSON.stringify(parsed);
+  } catch {
+    return body;
+  }
+}

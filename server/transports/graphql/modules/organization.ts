@@ -1,0 +1,93 @@
+import {
+  createApiToken,
+  currentUser,
+  listApiTokens,
+  revokeApiToken,
+} from '../../../operations/auth.js';
+import {
+  getOrganization,
+  updateOrganization,
+  updateOrganizationSettings,
+} from '../../../operations/organization.js';
+import type { GraphQLContext, Resolvers } from '../context.js';
+
+/** The spec's organization operations, plus the viewer and API-token management. */
+export const typeDefs = /* GraphQL */ `
+  type Query {
+    "The organization of the current user."
+    organization: Organization!
+    "Who the bearer token belongs to."
+    viewer: Viewer!
+    "Every API token of the organization, revoked ones included (ADMIN only)."
+    apiTokens: [ApiToken!]!
+  }
+
+  type Mutation {
+    updateOrganization(input: UpdateOrganizationInput!): Organization!
+    updateOrganizationSettings(input: UpdateOrganizationSettingsInput!): OrganizationSettings!
+    "Creates a user with the role and returns its token. The token is shown only here (ADMIN only)."
+    createApiToken(input: CreateApiTokenInput!): CreatedApiToken!
+    "Revokes a token at once; requests carrying it are answered UNAUTHENTICATED (ADMIN only)."
+    revokeApiToken(id: ID!): ApiToken!
+  }
+
+  type Viewer {
+    user: User!
+    role: Role!
+    organization: Organization!
+  }
+
+  "Fields not submitted stay as they were; null clears a nullable field."
+  input UpdateOrganizationInput {
+    name: String
+    email: String
+    phone: String
+    website: String
+    address: AddressInput
+    timezone: String
+    currency: String
+  }
+
+  input UpdateOrganizationSettingsInput {
+    invoicePrefix: String
+    quotePrefix: String
+    defaultTaxId: ID
+    autoSendInvoices: Boolean
+    invoiceDueDays: Int
+    emailFromName: String
+    emailReplyTo: String
+  }
+
+  input CreateApiTokenInput {
+    name: String!
+    role: Role!
+  }
+
+  type CreatedApiToken {
+    "The bearer token. Store it now: only its hash is kept."
+    token: String!
+    apiToken: ApiToken!
+  }
+`;
+
+type Args<T> = Record<string, T>;
+
+export const resolvers: Resolvers = {
+  Query: {
+    organization: (_: unknown, __: unknown, ctx: GraphQLContext) => getOrganization(ctx),
+    viewer: (_: unknown, __: unknown, ctx: GraphQLContext) => ({ role: ctx.viewer.role }),
+    apiTokens: (_: unknown, __: unknown, ctx: GraphQLContext) => listApiTokens(ctx),
+  },
+  Mutation: {
+    updateOrganization: (_: unknown, { input }: Args<unknown>, ctx: GraphQLContext) =>
+      updateOrganization(ctx, input),
+    updateOrganizationSettings: (_: unknown, { input }: Args<unknown>, ctx: GraphQLContext) =>
+      updateOrganizationSettings(ctx, input),
+    createApiToken: (_: unknown, { input }: Args<unknown>, ctx: GraphQLContext) => createApiToken(ctx, input),
+    revokeApiToken: (_: unknown, { id }: Args<string>, ctx: GraphQLContext) => revokeApiToken(ctx, id!),
+  },
+  Viewer: {
+    user: (_: unknown, __: unknown, ctx: GraphQLContext) => currentUser(ctx),
+    organization: (_: unknown, __: unknown, ctx: GraphQLContext) => getOrganization(ctx),
+  },
+};

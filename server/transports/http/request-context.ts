@@ -1,0 +1,29 @@
+import type { Request, RequestHandler } from 'express';
+import { errors } from '../../../shared/index.js';
+import { authenticate } from '../../operations/auth.js';
+import type { OperationContext } from '../../operations/context.js';
+import type { Database } from '../../storage/db.js';
+
+/**
+ * Authenticates every request of a protected router once and keeps the operation context on the
+ * request, so handlers take it from there.
+ */
+const contexts = new WeakMap<Request, OperationContext>();
+
+export function authenticateRequests(db: Database): RequestHandler {
+  return async (req, _res, next) => {
+    try {
+      const viewer = await authenticate(db, req.get('authorization'));
+      contexts.set(req, { db, viewer });
+      next();
+    } catch (error) {
+      next(error);
+    }
+  };
+}
+
+export function contextOf(req: Request): OperationContext {
+  const ctx = contexts.get(req);
+  if (!ctx) throw errors.unauthenticated();
+  return ctx;
+}
