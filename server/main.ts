@@ -18,12 +18,13 @@ async function main(): Promise<void> {
   if (config.seedDemoOrg) await printDemoToken(db);
   const { app, lifecycle } = createApp({ db, config, logger });
   const server = app.listen(config.port, config.host);
+  // Before announcing the address: a signal right after it must already shut down gracefully.
+  onShutdownSignal(() => shutdown({ server, db, lifecycle, config, logger }));
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   logger.info({ engine, url: `http://${config.host}:${port}` }, 'server listening');
   console.log(`Pool service listening on http://${config.host}:${port} (store: ${engine})`);
-  onShutdownSignal(() => shutdown({ server, db, lifecycle, config, logger }));
 }
 
 async function printDemoToken(db: Database): Promise<void> {

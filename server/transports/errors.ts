@@ -61,7 +61,10 @@ export function restErrorBody(error: AppError) {
 /** For graphql-http's formatError: every error leaves with a code from the closed set. */
 export function formatGraphQLError(error: Readonly<GraphQLError | Error>, logger: Logger): GraphQLError {
   if (!(error instanceof GraphQLError)) {
-    return new GraphQLError(toAppError(error, logger).message, { extensions: { code: 'INTERNAL' } });
+    // graphql-http passes plain Errors here only for requests it could not read (unparsable
+    // JSON, missing query): the caller's mistake, with a message written for the caller.
+    const app = isAppError(error) ? error : new AppError('BAD_USER_INPUT', error.message);
+    return new GraphQLError(app.message, { extensions: { code: app.kind } });
   }
   // Without an original error (or with graphql-js's own), the document failed to parse or
   // validate, or a variable did not coerce: the caller's mistake, and graphql-js's message says

@@ -1,0 +1,67 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { finished, runTs, spawnTs, waitForOutput } from './support/child.js';
+
+/**
+ * The real entry points as a user runs them: `npm start` (server/main.ts) on an empty embedded
+ * store, graceful shutdown, and `npm run admin`.
+ */
+const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pool-main-'));
+afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
+
+const dataDir = path.join(tmp, 'data');
+const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '' };
+
+async function startServer() {
+  const child = spawnTs('server/main.ts', [], env);
+  const done = finished(child);
+  const out = await waitForOutput(child, /listening on (http:\/\/\S+)/);
+  const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
+  return { child, done, out, url };
+}
+
+describe('npm start', () => {
+  it('creates a demo organization on an empty store and prints its admin token once', async () => {
+    const first = await startServer();
+    const token = /\b(pst_[A-Za-z0-9_-]+)/.exec(first.out)?.[1];
+    expect(token).toBeDefined();
+    const res = await fetch(`${first.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` },
+      body: JSON.stringify({ query: '{ organization { name } }' }),
+    });
+    expect(await res.json()).toEqual({ data: { organization: { name: 'Demo Pool Service' } } });
+    expect((await fetch(`${first.url}/healthz`)).status).toBe(200);
+    expect((await fetch(`${first.url}/readyz`)).status).toBe(200);
+
+    first.child.kill('SIGTERM');
+    const exit = await first.done;
+    expect(exit.code).toBe(0);
+    expect(fs.existsSync(path.join(dataDir, 'server.lock'))).toBe(false);
+
+    const second = await startServer();
+    expect(second.out).not.toMatch(/pst_/);
+    second.child.kill('SIGTERM');
+    expect((await second.done).code).toBe(0);
+  });
+
+  it('`npm run admin -- create-org --json` provisions offline on the same store', async () => {
+    const res = await runTs('server/admin-cli.ts', ['create-org', '--name', 'Offline Pools', '--json'], env);
+    expect(res.code).toBe(0);
+    const created = JSON.parse(res.stdout) as { organization: { name: string }; token: string };
+    expect(created.organization.name).toBe('Offline Pools');
+    expect(created.token).toMatch(/^pst_/);
+
+    const bad = await runTs('server/admin-cli.ts', ['create-org', '--name', ''], env);
+    expect(bad.code).toBe(1);
+    expect(bad.stderr).toContain('name: must not be empty');
+  });
+
+  it('refuses to start with invalid configuration, naming the variable', async () => {
+    const res = await runTs('server/main.ts', [], { ...env, PORT: 'eighty' });
+    expect(res.code).toBe(1);
+    expect(res.stderr).toContain('PORT');
+  });
+});

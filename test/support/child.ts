@@ -1,0 +1,55 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+/**
+ * Runs a TypeScript entry point of ours in a child process, the way `npm start` does:
+ * `node --import tsx`, one process, so signals reach our handlers directly.
+ */
+export const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../..');
+
+export interface Finished {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export function spawnTs(script: string, args: string[], env: Record<string, string>): ChildProcess {
+  return spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, script), ...args], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+export function runTs(script: string, args: string[], env: Record<string, string>): Promise<Finished> {
+  const child = spawnTs(script, args, env);
+  return finished(child);
+}
+
+export function finished(child: ChildProcess): Promise<Finished> {
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (chunk) => (stdout += chunk));
+  child.stderr!.on('data', (chunk) => (stderr += chunk));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, stdout, stderr })));
+}
+
+/** Resolves with stdout so far once it matches, or rejects when the process ends first. */
+export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 60_000): Promise<string> {
+  return new Promise((resolve, reject) => {
+    let out = '';
+    const timer = setTimeout(() => reject(new Error(`timed out waiting for ${pattern}; got:\n${out}`)), timeoutMs);
+    child.stdout!.on('data', (chunk) => {
+      out += chunk;
+      if (pattern.test(out)) {
+        clearTimeout(timer);
+        resolve(out);
+      }
+    });
+    child.once('close', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`process exited (${code}) before printing ${pattern}; got:\n${out}`));
+    });
+  });
+}

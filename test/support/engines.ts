@@ -1,0 +1,60 @@
+import { randomBytes } from 'node:crypto';
+import pg from 'pg';
+import type { Database, Engine } from '../../server/storage/db.js';
+import { openStore } from '../../server/storage/open.js';
+
+/**
+ * The engines a *.pg.test.ts runs on: always embedded PGlite, plus real PostgreSQL when
+ * TEST_DATABASE_URL is set (.ci/run sets it). Each store is new and empty: PGlite in memory, or a
+ * freshly created PostgreSQL database that `drop()` removes.
+ */
+export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
+
+export const engines: Engine[] = TEST_DATABASE_URL ? ['pglite', 'postgres'] : ['pglite'];
+
+export interface TestStore {
+  db: Database;
+  /** Connection string of the PostgreSQL database (postgres engine only). */
+  url?: string;
+  drop(): Promise<void>;
+}
+
+export async function openTestStore(engine: Engine): Promise<TestStore> {
+  if (engine === 'pglite') {
+    const db = await openStore({});
+    return { db, drop: () => db.close() };
+  }
+  const { url, dropDatabase } = await createTestDatabase();
+  const db = await openStore({ databaseUrl: url });
+  return {
+    db,
+    url,
+    drop: async () => {
+      await db.close();
+      await dropDatabase();
+    },
+  };
+}
+
+/** Creates an empty PostgreSQL database beside TEST_DATABASE_URL's. */
+export async function createTestDatabase(): Promise<{ url: string; dropDatabase(): Promise<void> }> {
+  if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `pool_test_${randomBytes(6).toString('hex')}`;
+  await withAdminClient((c) => c.query(`create database ${name}`));
+  const url = new URL(TEST_DATABASE_URL);
+  url.pathname = `/${name}`;
+  return {
+    url: url.toString(),
+    dropDatabase: () => withAdminClient((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+  };
+}
+
+async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
