@@ -24,6 +24,8 @@ export interface RecordTable<R extends ResourceDef> {
   selectList(alias?: string): string;
   toRecord(row: Record<string, unknown>): RecordOf<R>;
   insert(q: Queryable, orgId: string, values: Partial<RecordOf<R>> & { id: string }): Promise<RecordOf<R>>;
+  /** Inserts unless a row with this id exists (live or deleted); null when it existed. */
+  insertIfAbsent(q: Queryable, orgId: string, values: Partial<RecordOf<R>> & { id: string }): Promise<RecordOf<R> | null>;
   /** Changes the given fields; returns null when the record is not in this organization. */
   update(q: Queryable, orgId: string, id: string, patch: Partial<RecordOf<R>>): Promise<RecordOf<R> | null>;
   findById(q: Queryable, orgId: string, id: string): Promise<RecordOf<R> | null>;
@@ -47,21 +49,29 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
     });
   }
 
+  async function insertRow(q: Queryable, orgId: string, values: object, onConflict: string) {
+    const cols = writable(values as Record<string, unknown>);
+    const params = [orgId, ...cols.map((m) => encodeValue(m, (values as Record<string, unknown>)[m.field]))];
+    const names = ['org_id', ...cols.map((m) => `"${m.column}"`)].join(', ');
+    const placeholders = params.map((_, i) => `$${i + 1}`).join(', ');
+    const { rows } = await q.query(
+      `insert into ${table} (${names}) values (${placeholders})${onConflict} returning ${api.selectList()}`,
+      params,
+    );
+    return rows[0] ? api.toRecord(rows[0]) : null;
+  }
+
   const api: RecordTable<R> = {
     resource,
     selectList: (alias) => mappings.map((m) => `${alias ? `${alias}.` : ''}"${m.column}"`).join(', '),
     toRecord: (row) => rowToRecord<RecordOf<R>>(mappings, row),
 
     async insert(q, orgId, values) {
-      const cols = writable(values);
-      const params = [orgId, ...cols.map((m) => encodeValue(m, (values as Record<string, unknown>)[m.field]))];
-      const names = ['org_id', ...cols.map((m) => `"${m.column}"`)].join(', ');
-      const placeholders = params.map((_, i) => `$${i + 1}`).join(', ');
-      const { rows } = await q.query(
-        `insert into ${table} (${names}) values (${placeholders}) returning ${api.selectList()}`,
-        params,
-      );
-      return api.toRecord(rows[0]!);
+      return (await insertRow(q, orgId, values, ''))!;
+    },
+
+    async insertIfAbsent(q, orgId, values) {
+      return insertRow(q, orgId, values, ' on conflict (org_id, id) do nothing');
     },
 
     async update(q, orgId, id, patch) {

@@ -55,6 +55,7 @@ export const stockLevelResource = defineResource({
 export type StockLevel = RecordOf<typeof stockLevelResource>;
 
 export const STOCK_REASONS = ['USE', 'ADJUSTMENT', 'TRANSFER', 'RECEIVE', 'RETURN'] as const;
+export type StockMovementReason = (typeof STOCK_REASONS)[number];
 
 /**
  * One immutable change of stock. Devices insert these (id generated on the device); the server

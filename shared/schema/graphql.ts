@@ -1,5 +1,5 @@
 import type { FieldKind, FieldMap, FieldMeta, ShapeDef } from './fields.js';
-import type { ResourceDef } from './resource.js';
+import { writableFields, type InputOptions, type ResourceDef } from './resource.js';
 
 /**
  * The GraphQL form of the shared schema: SDL for every enum, embedded shape (as an object type
@@ -112,4 +112,19 @@ export function sharedTypeDefs(resources: readonly ResourceDef[]): string {
     ...[...shapes.values()].map(shapeSDL),
     ...resources.map(resourceSDL),
   ].join('\n\n');
+}
+
+/**
+ * SDL of an input type that creates or changes a resource, so every writable field of the shared
+ * definition is accepted without being listed again. Only `required` fields are non-null.
+ *
+ * @example resourceInputSDL('UpdateCustomerInput', customerResource)
+ */
+export function resourceInputSDL(typeName: string, resource: ResourceDef, options: InputOptions = {}): string {
+  const required = new Set(options.required ?? []);
+  const lines = writableFields(resource, options).map(([name, meta]) => {
+    const type = graphqlTypeOf({ ...meta, nullable: !required.has(name) }, 'input');
+    return `${describe(meta.description, '  ')}  ${name}: ${type}`;
+  });
+  return `input ${typeName} {\n${lines.join('\n')}\n}`;
 }

@@ -1,4 +1,4 @@
-import { f, type FieldMap, type InferFields } from './fields.js';
+import { f, type FieldMap, type FieldMeta, type InferFields } from './fields.js';
 
 /**
  * A resource is a record type with its own table: the one definition from which every other
@@ -58,3 +58,18 @@ export function defineResource<F extends FieldMap>(def: {
 
 /** The stored record type of a resource. */
 export type RecordOf<R extends ResourceDef> = InferFields<R['fields']>;
+
+export interface InputOptions {
+  /** Fields that must be given (non-null in the SDL, required by the validator). */
+  readonly required?: readonly string[];
+  /** Fields the input leaves out, besides id, timestamps, server-owned and internal fields. */
+  readonly omit?: readonly string[];
+}
+
+/** The client-writable fields of a resource for an input type. */
+export function writableFields(resource: ResourceDef, options: InputOptions = {}): [string, FieldMeta][] {
+  const omit = new Set(['id', 'createdAt', 'updatedAt', ...(options.omit ?? [])]);
+  return Object.entries(resource.fields)
+    .filter(([name, { meta }]) => !omit.has(name) && !meta.internal && meta.owner !== 'server')
+    .map(([name, { meta }]) => [name, meta]);
+}

@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { FieldKind, FieldMap, FieldMeta } from './fields.js';
-import type { ResourceDef } from './resource.js';
+import { writableFields, type InputOptions, type ResourceDef } from './resource.js';
 
 /**
  * Runtime validators derived from the shared schema (zod). Untrusted records, such as documents
@@ -60,4 +60,25 @@ export function shapeValidator(fields: FieldMap): z.ZodObject {
 /** Validator of a whole record of a resource. */
 export function recordValidator(resource: ResourceDef): z.ZodObject {
   return shapeValidator(resource.fields);
+}
+
+/**
+ * Validator of an input that creates (`required` given) or changes a resource: the same writable
+ * fields as resourceInputSDL. Omitted fields stay undefined (unchanged); null clears a nullable
+ * field; a non-null text field must not be blank.
+ */
+export function inputValidator(resource: ResourceDef, options: InputOptions = {}): z.ZodObject {
+  const required = new Set(options.required ?? []);
+  const entries = writableFields(resource, options).map(([name, meta]) => {
+    let validator = kindValidator(meta.kind);
+    if (validator instanceof z.ZodString) {
+      let text: z.ZodString = validator;
+      if (meta.maxLength !== undefined) text = text.max(meta.maxLength);
+      if (!meta.nullable) text = text.trim().min(1, 'must not be empty');
+      validator = text;
+    }
+    if (meta.nullable) validator = validator.nullable();
+    return [name, required.has(name) ? validator : validator.optional()];
+  });
+  return z.strictObject(Object.fromEntries(entries));
 }

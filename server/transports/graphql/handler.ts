@@ -2,9 +2,9 @@ import type { RequestHandler } from 'express';
 import type { GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Logger } from 'pino';
-import type { OperationContext } from '../../operations/context.js';
 import { formatGraphQLError, kindOfStatus } from '../errors.js';
 import { contextOf } from '../http/request-context.js';
+import { graphqlContext, type GraphQLContext } from './context.js';
 
 /**
  * GraphQL over HTTP (graphql-http) on Express. The core takes a plain request and returns
@@ -12,9 +12,9 @@ import { contextOf } from '../http/request-context.js';
  * size limit, so graphql-http parses JSON and negotiates media types exactly as its spec says.
  */
 export function graphqlHandler(schema: GraphQLSchema, logger: Logger): RequestHandler {
-  const handle = createHandler<import('express').Request, undefined, OperationContext>({
+  const handle = createHandler<import('express').Request, undefined, GraphQLContext>({
     schema,
-    context: (req) => contextOf(req.raw),
+    context: (req) => graphqlContext(contextOf(req.raw)),
     formatError: (error) => formatGraphQLError(error, logger),
   });
 

@@ -1,14 +1,20 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { resources, sharedTypeDefs } from '../../../shared/index.js';
+import * as catalog from './modules/catalog.js';
+import * as customers from './modules/customers.js';
+import * as inventory from './modules/inventory.js';
+import * as lists from './modules/lists.js';
 import * as organization from './modules/organization.js';
+import * as quotes from './modules/quotes.js';
+import * as services from './modules/services.js';
 import { DateScalar, DateTimeScalar, JSONScalar } from './scalars.js';
 
 /**
  * The executable schema: the types derived from shared/ plus each module's operations.
  * Modules declare `type Query` / `type Mutation`; makeExecutableSchema merges them.
  */
-const modules = [organization];
+const modules = [lists, organization, catalog, customers, quotes, inventory, services];
 
 export function buildGraphQLSchema(): GraphQLSchema {
   return makeExecutableSchema({

@@ -1,0 +1,162 @@
+import { customerQuotedPriceResource, customerResource, type Customer, type CustomerQuotedPrice } from '../../shared/index.js';
+import type { Queryable } from './db.js';
+import {
+  booleanConditionSql,
+  idConditionSql,
+  listConditionSql,
+  rangeConditionSql,
+  searchWordsSql,
+  stringConditionSql,
+  type BooleanCondition,
+  type IdCondition,
+  type ListCondition,
+  type RangeCondition,
+  type StringCondition,
+} from './lists/conditions.js';
+import { countRows, readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
+import { Params } from './lists/params.js';
+import { recordTable } from './records.js';
+
+/** Customer lists, search and quoted prices. Sort keys match migration 0002's indexes. */
+export const customers = recordTable(customerResource);
+export const quotedPrices = recordTable(customerQuotedPriceResource);
+
+export interface CustomerFilter {
+  id?: IdCondition | null;
+  status?: IdCondition | null;
+  isCommercial?: BooleanCondition | null;
+  readyForInvoice?: BooleanCondition | null;
+  zone?: StringCondition | null;
+  city?: StringCondition | null;
+  state?: StringCondition | null;
+  zipCode?: StringCondition | null;
+  tags?: ListCondition | null;
+  customerSinceDate?: RangeCondition | null;
+  deleted?: BooleanCondition | null;
+}
+
+export interface CustomerSelector {
+  search?: string | null;
+  filters?: CustomerFilter | null;
+}
+
+export const CUSTOMER_SORT_FIELDS = ['NAME', 'CITY', 'CREATED_AT', 'UPDATED_AT', 'CUSTOMER_SINCE_DATE'] as const;
+export type CustomerSortField = (typeof CUSTOMER_SORT_FIELDS)[number];
+export interface SortTerm<F> {
+  field: F;
+  direction: 'ASC' | 'DESC';
+}
+
+/** The search text expression; identical to the customers_search index expression. */
+export const customerSearchDoc = (alias: string) =>
+  `customer_search_doc(${alias}.first_name, ${alias}.last_name, ${alias}.street_address, ${alias}.city, ` +
+  `${alias}.state, ${alias}.zip_code, ${alias}.phone_number, ${alias}.alternate_phone_number, ` +
+  `${alias}.tertiary_phone_number, ${alias}.fourth_phone_number)`;
+
+const SORT_EXPRESSIONS: Record<CustomerSortField, Omit<SortKey, 'desc'>[]> = {
+  NAME: [
+    { expr: 'lower(c.last_name)', type: 'text' },
+    { expr: "lower(coalesce(c.first_name, ''))", type: 'text' },
+  ],
+  CITY: [{ expr: "lower(coalesce(c.city, ''))", type: 'text' }],
+  CREATED_AT: [{ expr: 'c.created_at', type: 'timestamptz' }],
+  UPDATED_AT: [{ expr: 'c.updated_at', type: 'timestamptz' }],
+  CUSTOMER_SINCE_DATE: [{ expr: "coalesce(c.customer_since_date, '-infinity'::date)", type: 'date' }],
+};
+
+/** Sort keys for the requested order, ending with the id so the order is total. */
+export function customerSortKeys(sort: readonly SortTerm<CustomerSortField>[]): SortKey[] {
+  const terms = sort.length ? sort : [{ field: 'NAME', direction: 'ASC' } as const];
+  const keys = terms.flatMap(({ field, direction }) =>
+    SORT_EXPRESSIONS[field].map((k) => ({ ...k, desc: direction === 'DESC' })),
+  );
+  const unique = keys.filter((k, i) => keys.findIndex((o) => o.expr === k.expr) === i);
+  return [...unique, { expr: 'c.id', type: 'text', desc: unique[0]!.desc }];
+}
+
+function customerConditions(orgId: string, selector: CustomerSelector): { where: string[]; params: Params } {
+  const p = new Params([orgId]);
+  const f = selector.filters ?? {};
+  const deleted = f.deleted?.eq ?? false;
+  const where = [
+    'c.org_id = $1',
+    deleted ? 'c._deleted' : 'not c._deleted',
+    ...(f.id ? idConditionSql('c.id', f.id, p) : []),
+    ...(f.status ? idConditionSql('c.status', f.status, p) : []),
+    ...(f.isCommercial ? booleanConditionSql('c.is_commercial', f.isCommercial, p) : []),
+    ...(f.readyForInvoice ? booleanConditionSql('c.ready_for_invoice', f.readyForInvoice, p) : []),
+    ...(f.zone ? stringConditionSql('c.zone', f.zone, p) : []),
+    ...(f.city ? stringConditionSql('c.city', f.city, p) : []),
+    ...(f.state ? stringConditionSql('c.state', f.state, p) : []),
+    ...(f.zipCode ? stringConditionSql('c.zip_code', f.zipCode, p) : []),
+    ...(f.tags ? listConditionSql('c.tags', f.tags, p) : []),
+    ...(f.customerSinceDate ? rangeConditionSql('c.customer_since_date', f.customerSinceDate, p, 'date') : []),
+    ...(selector.search ? searchWordsSql(customerSearchDoc('c'), selector.search, p) : []),
+  ];
+  return { where, params: p };
+}
+
+export function customerPage(
+  q: Queryable,
+  orgId: string,
+  selector: CustomerSelector,
+  keys: readonly SortKey[],
+  window: PageWindow,
+): Promise<PageRows<Customer>> {
+  const { where, params } = customerConditions(orgId, selector);
+  return readPage(q, {
+    select: customers.selectList('c'),
+    from: 'customers c',
+    where,
+    params,
+    keys,
+    window,
+    toRecord: customers.toRecord,
+  });
+}
+
+export function countCustomers(q: Queryable, orgId: string, selector: CustomerSelector): Promise<number> {
+  const { where, params } = customerConditions(orgId, selector);
+  return countRows(q, 'customers c', where, params);
+}
+
+/** Live customers of the organization among `ids` (for loading relations in batches). */
+export async function customersByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Customer[]> {
+  const { rows } = await q.query(
+    `select ${customers.selectList()} from customers where org_id = $1 and id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return rows.map(customers.toRecord);
+}
+
+export type QuotedPriceWithType = CustomerQuotedPrice & { serviceTypeDisplay: string | null };
+
+/** Quoted prices of customers, with the service type's name; deleted types show no name. */
+export async function quotedPricesOf(
+  q: Queryable,
+  orgId: string,
+  customerIds: readonly string[],
+): Promise<QuotedPriceWithType[]> {
+  const { rows } = await q.query<Record<string, unknown>>(
+    `select ${quotedPrices.selectList('p')}, t.display as "serviceTypeDisplay"
+       from customer_quoted_prices p
+       left join service_types t on t.org_id = p.org_id and t.id = p.type_id and not t._deleted
+      where p.org_id = $1 and p.customer_id = any($2::text[])
+      order by p.created_at, p.id`,
+    [orgId, customerIds],
+  );
+  return rows.map((row) => ({ ...quotedPrices.toRecord(row), serviceTypeDisplay: (row.serviceTypeDisplay as string) ?? null }));
+}
+
+export async function deleteQuotedPrices(q: Queryable, orgId: string, customerId: string): Promise<void> {
+  await q.query('delete from customer_quoted_prices where org_id = $1 and customer_id = $2', [orgId, customerId]);
+}
+
+/** Ids among `ids` that are live service types of the organization. */
+export async function existingServiceTypeIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Set<string>> {
+  const { rows } = await q.query<{ id: string }>(
+    'select id from service_types where org_id = $1 and id = any($2::text[]) and not _deleted',
+    [orgId, ids],
+  );
+  return new Set(rows.map((r) => r.id));
+}

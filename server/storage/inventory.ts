@@ -1,0 +1,79 @@
+import {
+  inventoryItemResource,
+  inventoryLocationResource,
+  stockLevelResource,
+  stockMovementResource,
+  type InventoryItem,
+  type InventoryLocation,
+  type StockLevel,
+} from '../../shared/index.js';
+import type { Queryable } from './db.js';
+import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
+import { Params } from './lists/params.js';
+import { recordTable } from './records.js';
+
+/** Inventory items, locations and the per-location stock levels. The ledger is in stock-ledger.ts. */
+export const inventoryItems = recordTable(inventoryItemResource);
+export const inventoryLocations = recordTable(inventoryLocationResource);
+export const stockLevels = recordTable(stockLevelResource);
+export const stockMovements = recordTable(stockMovementResource);
+
+export interface InventoryFilter {
+  category?: string | null;
+  lowStock?: boolean | null;
+  isActive?: boolean | null;
+}
+
+export const INVENTORY_SORT_KEYS: readonly SortKey[] = [
+  { expr: 'lower(i.name)', type: 'text', desc: false },
+  { expr: 'i.id', type: 'text', desc: false },
+];
+
+export function inventoryPage(
+  q: Queryable,
+  orgId: string,
+  filter: InventoryFilter,
+  window: PageWindow,
+): Promise<PageRows<InventoryItem>> {
+  const p = new Params([orgId]);
+  const where = ['i.org_id = $1', 'not i._deleted'];
+  if (filter.category) where.push(`i.category = ${p.add(filter.category)}`);
+  if (filter.isActive != null) where.push(`i.is_active = ${p.add(filter.isActive)}`);
+  if (filter.lowStock === true) where.push('i.reorder_point is not null and i.quantity <= i.reorder_point');
+  if (filter.lowStock === false) where.push('(i.reorder_point is null or i.quantity > i.reorder_point)');
+  return readPage(q, {
+    select: inventoryItems.selectList('i'),
+    from: 'inventory_items i',
+    where,
+    params: p,
+    keys: INVENTORY_SORT_KEYS,
+    window,
+    toRecord: inventoryItems.toRecord,
+  });
+}
+
+export async function listLocations(q: Queryable, orgId: string): Promise<InventoryLocation[]> {
+  const { rows } = await q.query(
+    `select ${inventoryLocations.selectList()} from inventory_locations
+      where org_id = $1 and not _deleted order by lower(name), id`,
+    [orgId],
+  );
+  return rows.map(inventoryLocations.toRecord);
+}
+
+export async function locationsByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<InventoryLocation[]> {
+  const { rows } = await q.query(
+    `select ${inventoryLocations.selectList()} from inventory_locations where org_id = $1 and id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return rows.map(inventoryLocations.toRecord);
+}
+
+export async function stockLevelsOfItems(q: Queryable, orgId: string, itemIds: readonly string[]): Promise<StockLevel[]> {
+  const { rows } = await q.query(
+    `select ${stockLevels.selectList()} from stock_levels
+      where org_id = $1 and item_id = any($2::text[]) and not _deleted order by item_id, location_id`,
+    [orgId, itemIds],
+  );
+  return rows.map(stockLevels.toRecord);
+}

@@ -1,0 +1,168 @@
+import { serviceResource, serviceTypeResource, type Service, type ServiceType } from '../../shared/index.js';
+import { customerSearchDoc } from './customers.js';
+import type { Queryable } from './db.js';
+import {
+  booleanConditionSql,
+  idConditionSql,
+  rangeConditionSql,
+  searchWords,
+  searchWordsSql,
+  stringConditionSql,
+  type BooleanCondition,
+  type IdCondition,
+  type RangeCondition,
+  type StringCondition,
+} from './lists/conditions.js';
+import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
+import { Params } from './lists/params.js';
+import { recordTable } from './records.js';
+
+/** Visit lists and service types. Sort keys match migration 0002's indexes. */
+export const services = recordTable(serviceResource);
+export const serviceTypes = recordTable(serviceTypeResource);
+
+/** ServiceFilter fields filtered with a StringFilter, and their columns. */
+export const SERVICE_STRING_FILTERS = {
+  reference: 's.reference',
+  customerId: 's.customer_id',
+  newTechnicianId: 's.new_technician_id',
+  newSecondaryTechnicianId: 's.new_secondary_technician_id',
+  appointmentId: 's.appointment_id',
+  appointmentIdentifierCuid: 's.appointment_identifier_cuid',
+  appointmentRecurringRuleId: 's.appointment_recurring_rule_id',
+  billingStatus: 's.billing_status',
+  flag: 's.flag',
+  typeId: 's.type_id',
+  vacuum: 's.vacuum',
+  waterLevel: 's.water_level',
+  waterCondition: 's.water_condition',
+  waterColor: 's.water_color',
+} as const;
+
+export const SERVICE_DATE_FILTERS = {
+  startTime: 's.start_time',
+  endTime: 's.end_time',
+  returnAppointmentDate: 's.return_appointment_date',
+  dateEmailed: 's.date_emailed',
+  dateTexted: 's.date_texted',
+} as const;
+
+/** Whether the visit report went out: by email, by text, or not at all. */
+export const NOTIFICATION_STATUSES = ['EMAILED', 'TEXTED', 'NOT_NOTIFIED'] as const;
+export type NotificationStatus = (typeof NOTIFICATION_STATUSES)[number];
+
+export type ServiceFilter = {
+  [K in keyof typeof SERVICE_STRING_FILTERS]?: StringCondition | null;
+} & {
+  [K in keyof typeof SERVICE_DATE_FILTERS]?: RangeCondition | null;
+} & {
+  id?: IdCondition | null;
+  /** Tags of the visit's customer: eq = has the tag, in = has any of them. */
+  customerTags?: IdCondition | null;
+  customerReadyForInvoice?: BooleanCondition | null;
+  notification?: NotificationStatus[] | null;
+  /** Visits where any of these users is the primary or secondary technician. */
+  technicians?: string[] | null;
+};
+
+export interface ServiceSelector {
+  filters?: ServiceFilter | null;
+  search?: string | null;
+  /** Visits added to the result whatever the filters say. */
+  include?: string[] | null;
+  /** Visits removed from the result whatever else matches. */
+  exclude?: string[] | null;
+}
+
+export const SERVICE_SORT_FIELDS = ['START_TIME', 'CREATED_AT', 'UPDATED_AT'] as const;
+export type ServiceSortField = (typeof SERVICE_SORT_FIELDS)[number];
+
+const SORT_EXPRESSIONS: Record<ServiceSortField, Omit<SortKey, 'desc'>> = {
+  START_TIME: { expr: "coalesce(s.start_time, '-infinity'::timestamptz)", type: 'timestamptz' },
+  CREATED_AT: { expr: 's.created_at', type: 'timestamptz' },
+  UPDATED_AT: { expr: 's.updated_at', type: 'timestamptz' },
+};
+
+export function serviceSortKeys(field: ServiceSortField, direction: 'ASC' | 'DESC'): SortKey[] {
+  const desc = direction === 'DESC';
+  return [{ ...SORT_EXPRESSIONS[field], desc }, { expr: 's.id', type: 'text', desc }];
+}
+
+const NOTIFICATION_SQL: Record<NotificationStatus, string> = {
+  EMAILED: 's.date_emailed is not null',
+  TEXTED: 's.date_texted is not null',
+  NOT_NOTIFIED: 's.date_emailed is null and s.date_texted is null',
+};
+
+function filterConditions(f: ServiceFilter, p: Params): string[] {
+  const out: string[] = [];
+  if (f.id) out.push(...idConditionSql('s.id', f.id, p));
+  for (const [field, column] of Object.entries(SERVICE_STRING_FILTERS)) {
+    const c = f[field as keyof typeof SERVICE_STRING_FILTERS];
+    if (c) out.push(...stringConditionSql(column, c, p));
+  }
+  for (const [field, column] of Object.entries(SERVICE_DATE_FILTERS)) {
+    const c = f[field as keyof typeof SERVICE_DATE_FILTERS];
+    if (c) out.push(...rangeConditionSql(column, c, p, 'timestamptz'));
+  }
+  const customer: string[] = [];
+  if (f.customerTags?.eq != null) customer.push(`c.tags @> array[${p.add(f.customerTags.eq)}]::text[]`);
+  if (f.customerTags?.in != null) customer.push(`c.tags && ${p.add(f.customerTags.in)}::text[]`);
+  if (f.customerTags?.notIn != null) customer.push(`not coalesce(c.tags && ${p.add(f.customerTags.notIn)}::text[], false)`);
+  if (f.customerReadyForInvoice) customer.push(...booleanConditionSql('c.ready_for_invoice', f.customerReadyForInvoice, p));
+  if (customer.length) out.push(`exists (select 1 from customers c where c.org_id = s.org_id and c.id = s.customer_id and ${customer.join(' and ')})`);
+  if (f.notification?.length) out.push(`((${f.notification.map((n) => NOTIFICATION_SQL[n]).join(') or (')}))`);
+  if (f.technicians?.length) {
+    const ids = p.add(f.technicians);
+    out.push(`(s.new_technician_id = any(${ids}::text[]) or s.new_secondary_technician_id = any(${ids}::text[]))`);
+  }
+  return out;
+}
+
+/** A visit matches when all words are in its own text, or all are in its customer's. */
+function searchCondition(search: string, p: Params): string[] {
+  if (searchWords(search).length === 0) return [];
+  const own = searchWordsSql('service_search_doc(s.reference, s.notes)', search, p).join(' and ');
+  const customer = searchWordsSql(customerSearchDoc('c'), search, p).join(' and ');
+  return [`((${own}) or s.customer_id in (select c.id from customers c where c.org_id = $1 and ${customer}))`];
+}
+
+function serviceConditions(orgId: string, selector: ServiceSelector): { where: string[]; params: Params } {
+  const p = new Params([orgId]);
+  const matched = [
+    ...filterConditions(selector.filters ?? {}, p),
+    ...(selector.search ? searchCondition(selector.search, p) : []),
+  ];
+  let where = matched.length ? matched.join(' and ') : 'true';
+  if (selector.include?.length) where = `((${where}) or s.id = any(${p.add(selector.include)}::text[]))`;
+  const out = ['s.org_id = $1', 'not s._deleted', where];
+  if (selector.exclude?.length) out.push(`not (s.id = any(${p.add(selector.exclude)}::text[]))`);
+  return { where: out, params: p };
+}
+
+export function servicePage(
+  q: Queryable,
+  orgId: string,
+  selector: ServiceSelector,
+  keys: readonly SortKey[],
+  window: PageWindow,
+): Promise<PageRows<Service>> {
+  const { where, params } = serviceConditions(orgId, selector);
+  return readPage(q, { select: services.selectList('s'), from: 'services s', where, params, keys, window, toRecord: services.toRecord });
+}
+
+export async function serviceTypesByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<ServiceType[]> {
+  const { rows } = await q.query(
+    `select ${serviceTypes.selectList()} from service_types where org_id = $1 and id = any($2::text[])`,
+    [orgId, ids],
+  );
+  return rows.map(serviceTypes.toRecord);
+}
+
+export async function listServiceTypes(q: Queryable, orgId: string): Promise<ServiceType[]> {
+  const { rows } = await q.query(
+    `select ${serviceTypes.selectList()} from service_types where org_id = $1 and not _deleted order by lower(display), id`,
+    [orgId],
+  );
+  return rows.map(serviceTypes.toRecord);
+}

@@ -1,0 +1,42 @@
+import { resourceInputSDL, serviceTypeResource } from '../../../../shared/index.js';
+import { createServiceType, createTax, serviceTypesOf, taxesOf, updateServiceType } from '../../../operations/catalog.js';
+import type { GraphQLContext, Resolvers } from '../context.js';
+
+/** Service types and taxes: what quoted prices and quotes refer to. */
+export const typeDefs = /* GraphQL */ `
+  type Query {
+    serviceTypes: [TypeEntity!]!
+    taxes: [Tax!]!
+  }
+
+  type Mutation {
+    createServiceType(input: CreateServiceTypeInput!): TypeEntity!
+    updateServiceType(id: ID!, input: UpdateServiceTypeInput!): TypeEntity!
+    "rate is a percentage, e.g. 8.25."
+    createTax(input: CreateTaxInput!): Tax!
+  }
+
+  ${resourceInputSDL('CreateServiceTypeInput', serviceTypeResource, { required: ['display'] })}
+
+  ${resourceInputSDL('UpdateServiceTypeInput', serviceTypeResource)}
+
+  input CreateTaxInput {
+    name: String!
+    rate: Float!
+    isActive: Boolean
+  }
+`;
+
+type Args = Record<string, any>;
+
+export const resolvers: Resolvers = {
+  Query: {
+    serviceTypes: (_: unknown, __: Args, ctx: GraphQLContext) => serviceTypesOf(ctx),
+    taxes: (_: unknown, __: Args, ctx: GraphQLContext) => taxesOf(ctx),
+  },
+  Mutation: {
+    createServiceType: (_: unknown, { input }: Args, ctx: GraphQLContext) => createServiceType(ctx, input),
+    updateServiceType: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateServiceType(ctx, id, input),
+    createTax: (_: unknown, { input }: Args, ctx: GraphQLContext) => createTax(ctx, input),
+  },
+};

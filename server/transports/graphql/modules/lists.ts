@@ -1,0 +1,76 @@
+import type { Resolvers } from '../context.js';
+
+/**
+ * Types every list shares: page info and the filter inputs. Equality is spelled `eq` in the
+ * spec's customer filters and `equals` in its service filters; both are accepted everywhere.
+ */
+export const typeDefs = /* GraphQL */ `
+  type PageInfo {
+    hasNextPage: Boolean!
+    hasPreviousPage: Boolean!
+    startCursor: String
+    endCursor: String
+  }
+
+  enum SortDirection {
+    ASC
+    DESC
+  }
+
+  input IdFilter {
+    eq: ID
+    equals: ID
+    in: [ID!]
+    notIn: [ID!]
+  }
+
+  "Tags of a visit's customer: eq/equals = has the tag, in = has any of them, notIn = has none."
+  input IDFilter {
+    eq: ID
+    equals: ID
+    in: [ID!]
+    notIn: [ID!]
+  }
+
+  input EnumFilter {
+    eq: String
+    equals: String
+    in: [String!]
+    notIn: [String!]
+  }
+
+  "eq/equals/in are exact; contains and startsWith ignore case."
+  input StringFilter {
+    eq: String
+    equals: String
+    in: [String!]
+    notIn: [String!]
+    contains: String
+    startsWith: String
+  }
+
+  input BooleanFilter {
+    eq: Boolean
+    equals: Boolean
+  }
+
+  "Bounds are inclusive (gte, lte) or strict (gt, lt). On a Date field the instant's UTC date is used."
+  input DateTimeFilter {
+    eq: DateTime
+    equals: DateTime
+    gte: DateTime
+    lte: DateTime
+    gt: DateTime
+    lt: DateTime
+  }
+
+  "Conditions on a list of strings such as tags."
+  input ScalarListFilter {
+    has: String
+    hasSome: [String!]
+    hasEvery: [String!]
+    isEmpty: Boolean
+  }
+`;
+
+export const resolvers: Resolvers = {};

@@ -1,0 +1,88 @@
+import type { Quote } from '../../../../shared/index.js';
+import { createQuote, getQuote, listQuotes, updateQuote } from '../../../operations/quotes.js';
+import type { GraphQLContext, Resolvers } from '../context.js';
+
+/** The spec's quote operations. */
+export const typeDefs = /* GraphQL */ `
+  type Query {
+    "Quotes, newest first. first at most 100."
+    infiniteQuotes(first: Int!, after: String, filter: QuoteFilter): QuoteConnection!
+    quote(selector: QuoteSelector!): Quote!
+  }
+
+  type Mutation {
+    "Creates a DRAFT quote; number, line amounts, subtotal, tax and total are computed by the server."
+    createQuote(input: CreateQuoteInput!): Quote!
+    "Content changes only while DRAFT; status moves DRAFT -> SENT -> ACCEPTED | DECLINED | EXPIRED."
+    updateQuote(id: ID!, input: UpdateQuoteInput!): Quote!
+  }
+
+  type QuoteConnection {
+    edges: [QuoteEdge!]!
+    pageInfo: PageInfo!
+  }
+
+  type QuoteEdge {
+    node: Quote!
+    cursor: String!
+  }
+
+  "Both fields narrow the list when given."
+  input QuoteFilter {
+    status: QuoteStatus
+    customerId: ID
+  }
+
+  input QuoteSelector {
+    id: ID!
+  }
+
+  input QuoteLineItemCreate {
+    "Kept when given (for example a line id made on a device); generated otherwise."
+    id: ID
+    description: String!
+    quantity: Float!
+    unitPrice: Float!
+  }
+
+  input CreateQuoteInput {
+    customerId: ID!
+    title: String!
+    validUntil: DateTime
+    lineItems: [QuoteLineItemCreate!]
+    "The tax to apply; the organization's defaultTaxId when omitted."
+    taxId: ID
+    notes: String
+    terms: String
+  }
+
+  input UpdateQuoteInput {
+    status: QuoteStatus
+    customerId: ID
+    title: String
+    validUntil: DateTime
+    "Replaces all lines."
+    lineItems: [QuoteLineItemCreate!]
+    taxId: ID
+    notes: String
+    terms: String
+  }
+`;
+
+type Args = Record<string, any>;
+
+export const resolvers: Resolvers = {
+  Query: {
+    infiniteQuotes: (_: unknown, args: Args, ctx: GraphQLContext) => listQuotes(ctx, args),
+    quote: (_: unknown, { selector }: Args, ctx: GraphQLContext) => getQuote(ctx, selector.id),
+  },
+  Mutation: {
+    createQuote: (_: unknown, { input }: Args, ctx: GraphQLContext) => createQuote(ctx, input),
+    updateQuote: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateQuote(ctx, id, input),
+  },
+  Quote: {
+    customer: async (q: Quote, _: unknown, ctx: GraphQLContext) => ctx.loaders.customer.load(q.customerId),
+    // Files arrive with the upload endpoints; until a PDF is attached there is no URL.
+    pdfUrl: () => null,
+  },
+};
