@@ -131,8 +131,8 @@ export async function replaceQuotedPrices(
     const unknown = typeIds.filter((t) => !known.has(t));
     if (unknown.length) throw errors.badInput(`typeId: service type ${unknown[0]} was not found`, { fields: ['typeId'] });
     await deleteQuotedPrices(tx, orgId, customerId);
-    for (const entry of kept) {
-      await quotedPrices.insert(tx, orgId, { id: newId(), customerId, typeId: entry.typeId ?? null, price: entry.price });
+    for (const [position, entry] of kept.entries()) {
+      await quotedPrices.insert(tx, orgId, { id: newId(), customerId, typeId: entry.typeId ?? null, price: entry.price, position });
     }
     return quotedPricesOf(tx, orgId, [customerId]);
   });

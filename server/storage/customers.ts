@@ -131,7 +131,7 @@ export async function customersByIds(q: Queryable, orgId: string, ids: readonly 
 
 export type QuotedPriceWithType = CustomerQuotedPrice & { serviceTypeDisplay: string | null };
 
-/** Quoted prices of customers, with the service type's name; deleted types show no name. */
+/** Quoted prices of customers in submitted order, with the service type's name. */
 export async function quotedPricesOf(
   q: Queryable,
   orgId: string,
@@ -142,7 +142,7 @@ export async function quotedPricesOf(
        from customer_quoted_prices p
        left join service_types t on t.org_id = p.org_id and t.id = p.type_id and not t._deleted
       where p.org_id = $1 and p.customer_id = any($2::text[])
-      order by p.created_at, p.id`,
+      order by p.position, p.id`,
     [orgId, customerIds],
   );
   return rows.map((row) => ({ ...quotedPrices.toRecord(row), serviceTypeDisplay: (row.serviceTypeDisplay as string) ?? null }));

@@ -119,12 +119,19 @@ function filterConditions(f: ServiceFilter, p: Params): string[] {
   return out;
 }
 
-/** A visit matches when all words are in its own text, or all are in its customer's. */
+/**
+ * A visit matches when all words are in its own text, or all are in its customer's. Written as
+ * a union of ids so each half is answered by its own trigram index.
+ */
 function searchCondition(search: string, p: Params): string[] {
   if (searchWords(search).length === 0) return [];
-  const own = searchWordsSql('service_search_doc(s.reference, s.notes)', search, p).join(' and ');
+  const own = searchWordsSql('service_search_doc(x.reference, x.notes)', search, p).join(' and ');
   const customer = searchWordsSql(customerSearchDoc('c'), search, p).join(' and ');
-  return [`((${own}) or s.customer_id in (select c.id from customers c where c.org_id = $1 and ${customer}))`];
+  return [
+    `s.id in (select x.id from services x where x.org_id = $1 and ${own}` +
+      ` union all select x.id from services x join customers c on c.org_id = x.org_id and c.id = x.customer_id` +
+      ` where x.org_id = $1 and c.org_id = $1 and ${customer})`,
+  ];
 }
 
 function serviceConditions(orgId: string, selector: ServiceSelector): { where: string[]; params: Params } {

@@ -118,6 +118,7 @@ export const customerQuotedPriceResource = defineResource({
     customerId: f.id(),
     typeId: f.id().nullable(),
     price: f.money(),
+    position: f.int().owner('server').internal().doc('Place in the submitted list, so it reads back in that order'),
   },
 });
 export type CustomerQuotedPrice = RecordOf<typeof customerQuotedPriceResource>;

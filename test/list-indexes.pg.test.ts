@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { OperationContext } from '../server/operations/context.js';
+import { listCustomers } from '../server/operations/customers.js';
+import { listInventoryItems } from '../server/operations/inventory.js';
+import { listQuotes } from '../server/operations/quotes.js';
+import { listServices } from '../server/operations/services.js';
+import type { Database, Queryable } from '../server/storage/db.js';
+import { SEED_TECHNICIANS, seedOrganizationData } from './bench/seed.js';
+import { engines, openTestStore, type TestStore } from './support/engines.js';
+import { newOrganization } from './support/server.js';
+
+/**
+ * Every main list and search query is answered from an index: the statements the operations
+ * really send are captured and EXPLAINed on seeded data, on both engines.
+ */
+interface Captured {
+  sql: string;
+  params: readonly unknown[];
+}
+
+function capturing(db: Database): { db: Database; last: () => Captured } {
+  const seen: Captured[] = [];
+  const record = (q: Queryable): Queryable => ({
+    query: (sql, params = []) => {
+      seen.push({ sql, params });
+      return q.query(sql, params);
+    },
+    exec: (sql) => q.exec(sql),
+  });
+  const wrapped: Database = {
+    ...record(db),
+    engine: db.engine,
+    transaction: (fn) => db.transaction((tx) => fn(record(tx))),
+    close: () => db.close(),
+  };
+  return { db: wrapped, last: () => seen.at(-1)! };
+}
+
+describe.each(engines)('list queries use their indexes on %s', (engine) => {
+  let store: TestStore;
+  let ctx: OperationContext;
+  let last: () => Captured;
+
+  beforeAll(async () => {
+    store = await openTestStore(engine);
+    const { org } = await newOrganization(store.db, 'Explain Pools');
+    await seedOrganizationData(store.db, org.id, { customers: 5000, services: 10000 });
+    const capture = capturing(store.db);
+    last = capture.last;
+    ctx = { db: capture.db, viewer: { orgId: org.id, userId: 'u', role: 'ADMIN', tokenId: 't' } };
+  });
+  afterAll(async () => {
+    await store?.drop();
+  });
+
+  async function plan(run: () => Promise<unknown>): Promise<string> {
+    await run();
+    const { sql, params } = last();
+    const { rows } = await store.db.query<Record<string, string>>(`explain ${sql}`, params);
+    return rows.map((r) => Object.values(r)[0]).join('\n');
+  }
+
+  it('customers by name, and by created date, read an index in order (no sort, no table scan)', async () => {
+    const byName = await plan(() => listCustomers(ctx, { first: 50 }));
+    expect(byName).toContain('customers_by_name');
+    expect(byName).not.toMatch(/Seq Scan|Sort/);
+    const byCreated = await plan(() => listCustomers(ctx, { first: 50, sort: [{ field: 'CREATED_AT', direction: 'DESC' }] }));
+    expect(byCreated).toContain('customers_by_created');
+    expect(byCreated).not.toMatch(/Seq Scan/);
+  });
+
+  it('customer search and its totalCount use the trigram index', async () => {
+    const search = await plan(() => listCustomers(ctx, { first: 50, selector: { search: 'smi' } }));
+    expect(search).toContain('customers_search');
+    expect(search).not.toContain('Seq Scan');
+    const count = await plan(async () => (await listCustomers(ctx, { first: 50, selector: { search: 'john smi' } })).totalCount());
+    expect(count).toContain('customers_search');
+    expect(count).not.toContain('Seq Scan');
+  });
+
+  it('the visit list and a technician’s visits in a date range use indexes', async () => {
+    const all = await plan(() => listServices(ctx, { first: 50 }));
+    expect(all).toContain('services_by_start');
+    expect(all).not.toMatch(/Seq Scan|Sort/);
+    const filtered = await plan(() =>
+      listServices(ctx, {
+        first: 50,
+        selector: { filters: { technicians: [SEED_TECHNICIANS[2]], startTime: { gte: '2026-01-01T00:00:00Z', lte: '2026-03-31T23:59:59Z' } } },
+      }),
+    );
+    expect(filtered).toMatch(/services_by_(secondary_)?technician/);
+    expect(filtered).not.toContain('Seq Scan on services');
+    const search = await plan(() => listServices(ctx, { first: 50, selector: { search: 'skimmer' } }));
+    expect(search).toContain('services_search');
+    expect(search).not.toContain('Seq Scan on services');
+  });
+
+  it('quotes and inventory lists read their indexes', async () => {
+    const quotes = await plan(() => listQuotes(ctx, { first: 50, filter: { status: 'SENT' } }));
+    expect(quotes).toMatch(/quotes_by_(status|created)/);
+    expect(quotes).not.toContain('Seq Scan');
+    const items = await plan(() => listInventoryItems(ctx, { first: 50 }));
+    expect(items).toContain('inventory_items_by_name');
+    expect(items).not.toContain('Seq Scan');
+  });
+});
