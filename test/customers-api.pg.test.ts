@@ -66,6 +66,25 @@ describe.each(engines)('customers on %s', (engine) => {
     expect(cleared).toMatchObject({ notes: null, phoneNumber: '602-555-0199' });
   });
 
+  it('deleteCustomer is soft: the customer leaves lists, shows with deleted: true, and is a tombstone for sync', async () => {
+    const { api, orgId: dOrg } = await freshOrg('Delete Pools');
+    const keep = await create(api, { lastName: 'Stays' });
+    const gone = await create(api, { lastName: 'Leaves' });
+    const seqBefore = (await store.db.query<{ s: number }>('select _seq as s from customers where id = $1', [gone.id])).rows[0]!.s;
+    const res = ok(await api(`mutation DeleteCustomer($id: ID!) { deleteCustomer(id: $id) { id lastName } }`, { id: gone.id }));
+    expect(res.deleteCustomer).toEqual({ id: gone.id, lastName: 'Leaves' });
+    expect(await names(api, {})).toEqual(['Stays']);
+    expect(await names(api, { selector: { filters: { deleted: { eq: true } } } })).toEqual(['Leaves']);
+    const row = (await store.db.query<{ d: boolean; s: number }>('select _deleted as d, _seq as s from customers where org_id = $1 and id = $2', [dOrg, gone.id])).rows[0]!;
+    expect(row.d).toBe(true);
+    expect(row.s).toBeGreaterThan(seqBefore);
+    const again = await api(`mutation DeleteCustomer($id: ID!) { deleteCustomer(id: $id) { id } }`, { id: gone.id });
+    expect(errorCodes(again)).toEqual(['NOT_FOUND']);
+    expect(errorCodes(await api(UPDATE, { id: gone.id, input: { notes: 'x' } }))).toEqual(['NOT_FOUND']);
+    expect(errorCodes(await admin(`mutation DeleteCustomer($id: ID!) { deleteCustomer(id: $id) { id } }`, { id: keep.id }))).toEqual(['NOT_FOUND']);
+    expect(await names(api, {})).toEqual(['Stays']);
+  });
+
   it('a single customer is fetched with filters.id.eq and first: 1', async () => {
     const customer = await create(admin, { firstName: 'Solo', lastName: 'Single' });
     const res = ok(await admin(LIST, { selector: { filters: { id: { eq: customer.id } } }, first: 1 })).infiniteCustomers;

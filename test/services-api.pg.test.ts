@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Service } from '../shared/index.js';
 import { customers } from '../server/storage/customers.js';
 import { SERVICE_DATE_FILTERS, SERVICE_STRING_FILTERS, services, serviceTypes } from '../server/storage/services.js';
-import { caller, ok } from './support/api.js';
+import { caller, ok, tokenFor } from './support/api.js';
 import { engines, openTestStore, type TestStore } from './support/engines.js';
 import { errorCodes, newOrganization, startTestServer, type TestServer } from './support/server.js';
 
@@ -16,6 +16,7 @@ describe.each(engines)('services on %s', (engine) => {
   let store: TestStore;
   let server: TestServer;
   let api: ReturnType<typeof caller>;
+  let adminToken: string;
   let orgId: string;
   let n = 0;
 
@@ -24,6 +25,7 @@ describe.each(engines)('services on %s', (engine) => {
     server = await startTestServer(store.db);
     const created = await newOrganization(store.db, 'Visit Pools');
     orgId = created.org.id;
+    adminToken = created.token;
     api = caller(server, created.token);
   });
   afterAll(async () => {
@@ -121,6 +123,31 @@ describe.each(engines)('services on %s', (engine) => {
     expect(asc.map((s) => s.startTime)).toEqual([...asc.map((s) => s.startTime)].sort());
     const created = await pageAll({ field: 'CREATED_AT', direction: 'ASC' });
     expect(created.map((s) => s.id)).toEqual(made.map((s) => s.id));
+  });
+
+  it('createService and updateService write visits; technicians may not set office fields', async () => {
+    const CREATE = `mutation CreateService($input: CreateServiceInput!) {
+      createService(input: $input) { id customerId newTechnicianId notes waterLevel billingStatus startTime chemicalReadings { ph freeChlorine } photos { id } } }`;
+    const UPDATE = `mutation UpdateService($id: ID!, $input: UpdateServiceInput!) {
+      updateService(id: $id, input: $input) { id notes waterLevel billingStatus updatedAt } }`;
+    const cust = await customers.insert(store.db, orgId, { id: 'cust-write', lastName: 'Writer' });
+    const made = ok(await api(CREATE, { input: {
+      customerId: cust.id, notes: 'Weekly clean', waterLevel: 'NORMAL', startTime: '2033-05-01T09:00:00Z',
+      chemicalReadings: { ph: 7.6, freeChlorine: 2.5 }, billingStatus: 'NOT_BILLED',
+    } })).createService;
+    expect(made).toMatchObject({ customerId: cust.id, notes: 'Weekly clean', chemicalReadings: { ph: 7.6, freeChlorine: 2.5 }, photos: [], startTime: '2033-05-01T09:00:00.000Z' });
+    const changed = ok(await api(UPDATE, { id: made.id, input: { waterLevel: 'LOW' } })).updateService;
+    expect(changed).toMatchObject({ notes: 'Weekly clean', waterLevel: 'LOW', billingStatus: 'NOT_BILLED' });
+
+    const token = await tokenFor(server, adminToken, 'TECHNICIAN');
+    const tech = caller(server, token.token);
+    const own = ok(await tech(CREATE, { input: { customerId: cust.id, notes: 'Green pool' } })).createService;
+    expect(own.newTechnicianId).toBe(token.apiToken.userId);
+    expect(errorCodes(await tech(UPDATE, { id: own.id, input: { billingStatus: 'INVOICED' } }))).toEqual(['FORBIDDEN']);
+    expect(ok(await tech(UPDATE, { id: own.id, input: { notes: 'Green pool, shocked' } })).updateService.notes).toBe('Green pool, shocked');
+    expect(errorCodes(await api(CREATE, { input: { customerId: 'nobody' } }))).toEqual(['NOT_FOUND']);
+    expect(errorCodes(await api(CREATE, { input: { chemicalReadings: { ph: 'high' } } }))).toEqual(['BAD_USER_INPUT']);
+    expect(errorCodes(await api(UPDATE, { id: 'svc-none', input: { notes: 'x' } }))).toEqual(['NOT_FOUND']);
   });
 
   it('limits and bad input are refused clearly', async () => {

@@ -114,6 +114,14 @@ export async function updateCustomer(ctx: OperationContext, id: string, raw: unk
   return updated;
 }
 
+/** Deletes softly: the customer leaves every list (unless filters.deleted.eq is true) and sync. */
+export async function deleteCustomer(ctx: OperationContext, id: string): Promise<Customer> {
+  requireRole(ctx.viewer, OFFICE_ROLES, 'delete customers');
+  const deleted = await customers.softDelete(ctx.db, ctx.viewer.orgId, id);
+  if (!deleted) throw errors.notFound('Customer', id);
+  return deleted;
+}
+
 /** Replaces every quoted price of a customer; entries priced 0 or less are dropped. */
 export async function replaceQuotedPrices(
   ctx: OperationContext,

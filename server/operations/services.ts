@@ -1,16 +1,21 @@
 import { z } from 'zod';
-import type { Service, ServiceType } from '../../shared/index.js';
+import { errors, inputValidator, serviceResource, type Service, type ServiceType } from '../../shared/index.js';
+import type { Queryable } from '../storage/db.js';
+import { customers } from '../storage/customers.js';
 import {
   NOTIFICATION_STATUSES,
   SERVICE_DATE_FILTERS,
   SERVICE_SORT_FIELDS,
   SERVICE_STRING_FILTERS,
   servicePage,
+  services,
   serviceSortKeys,
+  serviceTypes,
   serviceTypesByIds,
   type ServiceSelector,
 } from '../storage/services.js';
-import type { OperationContext } from './context.js';
+import { OFFICE_ROLES, type OperationContext } from './context.js';
+import { newId } from './ids.js';
 import { BooleanFilterInput, DateTimeFilterInput, IdFilterInput, SearchInput, SortDirection, StringFilterInput } from './filters.js';
 import { parseInput } from './input.js';
 import { listTag, pageWindow, toConnection, type Connection, type PageArgs } from './pagination.js';
@@ -58,3 +63,53 @@ export const serviceRelations = {
   types: (ctx: OperationContext, ids: readonly string[]): Promise<ServiceType[]> =>
     serviceTypesByIds(ctx.db, ctx.viewer.orgId, ids),
 };
+
+/** Photos arrive through the upload endpoints (and sync), never as GraphQL input. */
+const WRITE_OPTIONS = { omit: ['photos'] } as const;
+const ServiceInput = inputValidator(serviceResource, WRITE_OPTIONS);
+const OFFICE_FIELDS = Object.entries(serviceResource.fields)
+  .filter(([, field]) => field.meta.owner === 'office')
+  .map(([name]) => name);
+
+/**
+ * Records a visit. A technician's visit is theirs unless said otherwise; office-owned fields
+ * (billing, flags, assignment) are the office's to set.
+ */
+export async function createService(ctx: OperationContext, raw: unknown): Promise<Service> {
+  const input = parseInput(ServiceInput, raw) as Partial<Service>;
+  assertMayWrite(ctx, input);
+  const orgId = ctx.viewer.orgId;
+  return ctx.db.transaction(async (tx) => {
+    await requireReferences(tx, orgId, input);
+    const own = ctx.viewer.role === 'TECHNICIAN' ? { newTechnicianId: ctx.viewer.userId } : {};
+    return services.insert(tx, orgId, { photos: [], ...own, ...input, id: newId() });
+  });
+}
+
+/** Fields not submitted stay as they were; null clears a field. */
+export async function updateService(ctx: OperationContext, id: string, raw: unknown): Promise<Service> {
+  const input = parseInput(ServiceInput, raw) as Partial<Service>;
+  assertMayWrite(ctx, input);
+  const orgId = ctx.viewer.orgId;
+  return ctx.db.transaction(async (tx) => {
+    await requireReferences(tx, orgId, input);
+    const updated = await services.update(tx, orgId, id, input);
+    if (!updated) throw errors.notFound('Service', id);
+    return updated;
+  });
+}
+
+function assertMayWrite(ctx: OperationContext, input: Partial<Service>): void {
+  if (OFFICE_ROLES.includes(ctx.viewer.role)) return;
+  const touched = OFFICE_FIELDS.filter((f) => input[f as keyof Service] !== undefined);
+  if (touched.length) throw errors.forbidden(`A ${ctx.viewer.role} may not set office fields: ${touched.join(', ')}`);
+}
+
+async function requireReferences(tx: Queryable, orgId: string, input: Partial<Service>): Promise<void> {
+  if (input.customerId && !(await customers.findById(tx, orgId, input.customerId))) {
+    throw errors.notFound('Customer', input.customerId);
+  }
+  if (input.typeId && !(await serviceTypes.findById(tx, orgId, input.typeId))) {
+    throw errors.notFound('Service type', input.typeId);
+  }
+}

@@ -29,6 +29,11 @@ export interface RecordTable<R extends ResourceDef> {
   /** Changes the given fields; returns null when the record is not in this organization. */
   update(q: Queryable, orgId: string, id: string, patch: Partial<RecordOf<R>>): Promise<RecordOf<R> | null>;
   findById(q: Queryable, orgId: string, id: string): Promise<RecordOf<R> | null>;
+  /**
+   * Marks a live record deleted (replicated tables only): the row stays as a tombstone so sync
+   * delivers the delete. Returns the record as it was, or null when there was none.
+   */
+  softDelete(q: Queryable, orgId: string, id: string): Promise<RecordOf<R> | null>;
 }
 
 /** createdAt/updatedAt are set by the table's trigger, never by a caller. */
@@ -82,6 +87,15 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
       const { rows } = await q.query(
         `update ${table} set ${sets} where org_id = $1 and id = $2${liveOnly} returning ${api.selectList()}`,
         params,
+      );
+      return rows[0] ? api.toRecord(rows[0]) : null;
+    },
+
+    async softDelete(q, orgId, id) {
+      if (!replicated) throw new Error(`${resource.name} does not replicate; it has no tombstones`);
+      const { rows } = await q.query(
+        `update ${table} set _deleted = true where org_id = $1 and id = $2 and not _deleted returning ${api.selectList()}`,
+        [orgId, id],
       );
       return rows[0] ? api.toRecord(rows[0]) : null;
     },

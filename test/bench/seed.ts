@@ -35,7 +35,7 @@ const TYPES = ['type-weekly', 'type-filter', 'type-acid-wash', 'type-repair', 't
 
 const sqlArray = (values: readonly string[]) => `array[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(',')}]`;
 /** 1-based pick from an array literal by a deterministic index expression. */
-const pick = (values: readonly string[], index: string) => `(${sqlArray(values)})[1 + (${index}) % ${values.length}]`;
+const pick = (values: readonly string[], index: string) => `(${sqlArray(values)})[(1 + (${index}) % ${values.length})::int]`;
 
 export async function seedOrganizationData(q: Queryable, orgId: string, counts: SeedCounts): Promise<void> {
   await q.query(
@@ -53,10 +53,10 @@ export async function seedOrganizationData(q: Queryable, orgId: string, counts: 
        '(480) 555-' || lpad(((i * 7919) % 10000)::text, 4, '0'),
        case when i % 4 = 0 then '(602) 555-' || lpad(((i * 104729) % 10000)::text, 4, '0') end,
        'customer' || i || '@example.com',
-       ${pick(STATUSES, 'i')}, ${pick(ZONES, 'i * 5')},
+       ${pick(STATUSES, 'i')}, ${pick(ZONES, 'i / 5')},
        array[${pick(TAGS, 'i')}, ${pick(TAGS, 'i / 7 + 3')}],
-       date '2015-01-01' + (i * 31) % 3900, i % 23 = 0, i % 5 = 0
-     from generate_series(1, $2::int) i`,
+       date '2015-01-01' + ((i * 31) % 3900)::int, i % 23 = 0, i % 5 = 0
+     from generate_series(1, $2::bigint) i`,
     [orgId, counts.customers],
   );
   await q.query(
@@ -76,7 +76,7 @@ export async function seedOrganizationData(q: Queryable, orgId: string, counts: 
        '[]'::jsonb,
        jsonb_build_object('freeChlorine', 1 + (i % 40) / 10.0, 'ph', 7 + (i % 8) / 10.0),
        case when i % 2 = 0 then timestamptz '2025-01-01 09:00:00+00' + make_interval(secs => i * (63072000.0 / $2::int)) end
-     from generate_series(1, $2::int) i`,
+     from generate_series(1, $2::bigint) i`,
     [orgId, counts.services, counts.customers],
   );
   await q.query('analyze customers');

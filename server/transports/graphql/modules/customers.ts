@@ -1,6 +1,7 @@
 import { customerResource, resourceInputSDL, type Customer } from '../../../../shared/index.js';
 import {
   createCustomer,
+  deleteCustomer,
   listCustomers,
   lookupCustomers,
   replaceQuotedPrices,
@@ -28,6 +29,8 @@ export const typeDefs = /* GraphQL */ `
     createCustomer(input: CreateCustomerInput!): Customer!
     "Fields not submitted stay as they were; null clears a field."
     updateCustomer(id: ID!, input: UpdateCustomerInput!): Customer!
+    "Deletes softly: the customer is then listed only with filters.deleted.eq = true, and devices receive the delete."
+    deleteCustomer(id: ID!): Customer!
     "Replaces every quoted price of the customer; entries priced 0 or less are ignored."
     updateCustomerQuotedPrices(customerId: ID!, input: UpdateCustomerQuotedPricesInput!): [CustomerQuotedPriceEntity!]!
   }
@@ -108,6 +111,7 @@ export const resolvers: Resolvers = {
   Mutation: {
     createCustomer: (_: unknown, { input }: Args, ctx: GraphQLContext) => createCustomer(ctx, input),
     updateCustomer: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateCustomer(ctx, id, input),
+    deleteCustomer: (_: unknown, { id }: Args, ctx: GraphQLContext) => deleteCustomer(ctx, id),
     updateCustomerQuotedPrices: (_: unknown, { customerId, input }: Args, ctx: GraphQLContext) =>
       replaceQuotedPrices(ctx, customerId, input),
   },

@@ -1,5 +1,5 @@
-import type { Service } from '../../../../shared/index.js';
-import { listServices } from '../../../operations/services.js';
+import { resourceInputSDL, serviceResource, type Service } from '../../../../shared/index.js';
+import { createService, listServices, updateService } from '../../../operations/services.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 
 /** The spec's visit list. */
@@ -8,6 +8,17 @@ export const typeDefs = /* GraphQL */ `
     "Visits, newest start first unless sorted otherwise. first at most 100."
     infiniteServices(selector: ServicesSelector, sort: ServiceSort, first: Int!, after: String): ServiceConnection!
   }
+
+  type Mutation {
+    "Records a visit (devices usually sync theirs). Technicians may not set office fields."
+    createService(input: CreateServiceInput!): Service!
+    "Fields not submitted stay as they were; null clears a field."
+    updateService(id: ID!, input: UpdateServiceInput!): Service!
+  }
+
+  ${resourceInputSDL('CreateServiceInput', serviceResource, { omit: ['photos'] })}
+
+  ${resourceInputSDL('UpdateServiceInput', serviceResource, { omit: ['photos'] })}
 
   type ServiceConnection {
     edges: [ServiceEdge!]!
@@ -91,6 +102,10 @@ export const resolvers: Resolvers = {
   Query: {
     infiniteServices: (_: unknown, args: Args, ctx: GraphQLContext) =>
       listServices(ctx, { ...args, selector: withoutNulls(args.selector) }),
+  },
+  Mutation: {
+    createService: (_: unknown, { input }: Args, ctx: GraphQLContext) => createService(ctx, input),
+    updateService: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateService(ctx, id, input),
   },
   Service: {
     customer: (s: Service, _: unknown, ctx: GraphQLContext) => (s.customerId ? ctx.loaders.customer.load(s.customerId) : null),

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import os from 'node:os';
+import pg from 'pg';
+import type { Database } from '../../server/storage/db.js';
+import { openStore } from '../../server/storage/open.js';
+import { benchLists, printTimings } from './lists.js';
+
+/**
+ * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
+ * when BENCH_DATABASE_URL (or TEST_DATABASE_URL) names a PostgreSQL server, on a scratch database
+ * there that is dropped afterwards. Sizes: BENCH_CUSTOMERS (100000), BENCH_SERVICES (200000),
+ * BENCH_RUNS (200).
+ */
+const counts = {
+  customers: Number(process.env.BENCH_CUSTOMERS ?? 100_000),
+  services: Number(process.env.BENCH_SERVICES ?? 200_000),
+};
+const runs = Number(process.env.BENCH_RUNS ?? 200);
+const postgresUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_URL;
+
+console.log(`${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · Node ${process.version}`);
+
+async function onPglite(): Promise<void> {
+  const db = await openStore({});
+  try {
+    printTimings('PGlite (embedded, in memory)', await benchLists(db, counts, runs));
+  } finally {
+    await db.close();
+  }
+}
+
+async function onPostgres(url: string): Promise<void> {
+  const name = `pool_bench_${randomBytes(4).toString('hex')}`;
+  const admin = new pg.Client({ connectionString: url });
+  await admin.connect();
+  await admin.query(`create database ${name}`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  let db: Database | undefined;
+  try {
+    db = await openStore({ databaseUrl: target.toString() });
+    const { rows } = await db.query<{ v: string }>("select current_setting('server_version') as v");
+    printTimings(`PostgreSQL ${rows[0]!.v}`, await benchLists(db, counts, runs));
+  } finally {
+    await db?.close();
+    await admin.query(`drop database if exists ${name} with (force)`);
+    await admin.end();
+  }
+}
+
+await onPglite();
+if (postgresUrl) await onPostgres(postgresUrl);
+else console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');
