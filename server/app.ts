@@ -1,17 +1,25 @@
 import express, { type Express } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
-import type { Config } from './config.js';
+import type { Config, FilesConfig } from './config.js';
+import type { BlobStore } from './storage/blobs.js';
 import type { Database } from './storage/db.js';
 import { graphqlHandler } from './transports/graphql/handler.js';
 import { buildGraphQLSchema } from './transports/graphql/schema.js';
 import { graphqlErrors, notFoundRoute, restErrors } from './transports/http/errors.js';
+import { baseUrlOf, type FileLinks } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
 import { adminRouter } from './transports/rest/admin.js';
+import { downloadRoute, uploadRoutes } from './transports/rest/files.js';
+import { inventoryRoutes } from './transports/rest/inventory.js';
+import { quoteExportRoute } from './transports/rest/quotes.js';
 
 export interface AppDeps {
   db: Database;
-  config: Pick<Config, 'platformAdminToken' | 'bodyLimitBytes'>;
+  blobs: BlobStore;
+  /** Signs and checks file links (see transports/http/file-links.ts). */
+  links: FileLinks;
+  config: Pick<Config, 'platformAdminToken' | 'bodyLimitBytes'> & { files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'> };
   logger: Logger;
 }
 
@@ -27,7 +35,7 @@ export interface Lifecycle {
  *   const { app } = createApp({ db, config, logger })
  *   app.listen(0, '127.0.0.1')
  */
-export function createApp({ db, config, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
+export function createApp({ db, blobs, links, config, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
   const app = express();
   const lifecycle: Lifecycle = { ready: true };
   app.disable('x-powered-by');
@@ -46,15 +54,21 @@ export function createApp({ db, config, logger }: AppDeps): { app: Express; life
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk });
   });
 
+  const auth = authenticateRequests({ db, blobs });
   const graphql = express.Router();
-  graphql.use(authenticateRequests(db));
+  graphql.use(auth);
   // Read the body as text, bounded; graphql-http parses and validates it per its spec.
   graphql.use(express.text({ type: () => true, limit: config.bodyLimitBytes }));
-  graphql.all('/', graphqlHandler(buildGraphQLSchema(), logger));
+  const fileUrls = (req: express.Request) => (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl));
+  graphql.all('/', graphqlHandler(buildGraphQLSchema(), logger, fileUrls));
   graphql.use(graphqlErrors(logger));
   app.use('/graphql', graphql);
 
   app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes));
+  app.use(downloadRoute(blobs, links));
+  app.use(uploadRoutes(auth, { links, maxUploadBytes: config.files.maxUploadBytes, publicUrl: config.files.publicUrl }));
+  app.use(quoteExportRoute(auth));
+  app.use(inventoryRoutes(auth, config.bodyLimitBytes));
   app.use(notFoundRoute);
   app.use(restErrors(logger));
   return { app, lifecycle };

@@ -19,7 +19,40 @@ const EnvSchema = z.object({
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_000_000),
   SEED_DEMO_ORG: boolean.default(true),
   SHUTDOWN_GRACE_MS: z.coerce.number().int().positive().default(10_000),
+  S3_ENDPOINT: z.string().optional(),
+  S3_PORT: z.coerce.number().int().min(1).max(65535).optional(),
+  S3_USE_SSL: boolean.default(true),
+  S3_ACCESS_KEY: z.string().optional(),
+  S3_SECRET_KEY: z.string().optional(),
+  S3_BUCKET: z.string().default('pool-service'),
+  S3_REGION: z.string().default('us-east-1'),
+  MAX_UPLOAD_BYTES: z.coerce.number().int().positive().default(20 * 1024 * 1024),
+  FILE_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
+  FILE_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  PUBLIC_URL: z.string().url().optional(),
 });
+
+export interface S3Config {
+  endPoint: string;
+  port: number | undefined;
+  useSSL: boolean;
+  accessKey: string;
+  secretKey: string;
+  bucket: string;
+  region: string;
+}
+
+export interface FilesConfig {
+  /** MinIO/S3 when S3_ENDPOINT is set; otherwise files live under DATA_DIR/blobs. */
+  s3: S3Config | undefined;
+  maxUploadBytes: number;
+  /** How long a signed file link stays valid. */
+  urlTtlSeconds: number;
+  /** Key that signs file links; when unset one is generated once and kept in the database. */
+  urlSecret: string | undefined;
+  /** Base of file links (e.g. https://api.example.com); when unset, the request's own host. */
+  publicUrl: string | undefined;
+}
 
 export interface Config {
   host: string;
@@ -35,6 +68,7 @@ export interface Config {
   /** Create a demo organization (and print its admin token) when the store is empty. */
   seedDemoOrg: boolean;
   shutdownGraceMs: number;
+  files: FilesConfig;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -54,6 +88,29 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     seedDemoOrg: e.SEED_DEMO_ORG,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    files: {
+      s3: s3Config(e),
+      maxUploadBytes: e.MAX_UPLOAD_BYTES,
+      urlTtlSeconds: e.FILE_URL_TTL_SECONDS,
+      urlSecret: e.FILE_URL_SECRET,
+      publicUrl: e.PUBLIC_URL?.replace(/\/+$/, ''),
+    },
+  };
+}
+
+function s3Config(e: z.output<typeof EnvSchema>): S3Config | undefined {
+  if (!e.S3_ENDPOINT) return undefined;
+  if (!e.S3_ACCESS_KEY || !e.S3_SECRET_KEY) {
+    throw new Error('Invalid configuration:\n  S3_ACCESS_KEY and S3_SECRET_KEY are required when S3_ENDPOINT is set');
+  }
+  return {
+    endPoint: e.S3_ENDPOINT,
+    port: e.S3_PORT,
+    useSSL: e.S3_USE_SSL,
+    accessKey: e.S3_ACCESS_KEY,
+    secretKey: e.S3_SECRET_KEY,
+    bucket: e.S3_BUCKET,
+    region: e.S3_REGION,
   };
 }
 

@@ -4,7 +4,10 @@ import { loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { seedDemoOrganization } from './seed.js';
 import type { Database } from './storage/db.js';
+import { openBlobStore } from './storage/open-blobs.js';
 import { openStore } from './storage/open.js';
+import { sharedSecret } from './storage/secrets.js';
+import { fileLinks } from './transports/http/file-links.js';
 
 /**
  * Starts the server: configuration, storage and migrations, the demo seed, the listener, and a
@@ -15,16 +18,20 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logLevel);
   const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const engine = config.databaseUrl ? 'postgres' : `pglite (${config.dataDir})`;
+  const blobs = await openBlobStore(config.files, config.dataDir);
+  const secret = config.files.urlSecret ?? (await sharedSecret(db, 'file-links'));
+  const links = fileLinks(secret, config.files.urlTtlSeconds);
   if (config.seedDemoOrg) await printDemoToken(db);
-  const { app, lifecycle } = createApp({ db, config, logger });
+  const { app, lifecycle } = createApp({ db, blobs, links, config, logger });
   const server = app.listen(config.port, config.host);
   // Before announcing the address: a signal right after it must already shut down gracefully.
   onShutdownSignal(() => shutdown({ server, db, lifecycle, config, logger }));
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  logger.info({ engine, url: `http://${config.host}:${port}` }, 'server listening');
-  console.log(`Pool service listening on http://${config.host}:${port} (store: ${engine})`);
+  const files = config.files.s3 ? `s3 (${config.files.s3.endPoint}/${config.files.s3.bucket})` : 'local';
+  logger.info({ engine, files, url: `http://${config.host}:${port}` }, 'server listening');
+  console.log(`Pool service listening on http://${config.host}:${port} (store: ${engine}; files: ${files})`);
 }
 
 async function printDemoToken(db: Database): Promise<void> {

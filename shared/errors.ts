@@ -38,6 +38,8 @@ export const errors = {
   badInput: (message: string, details?: Record<string, unknown>) =>
     new AppError('BAD_USER_INPUT', message, details),
   conflict: (message: string) => new AppError('CONFLICT', message),
+  payloadTooLarge: (message: string) => new AppError('PAYLOAD_TOO_LARGE', message),
+  unsupportedMediaType: (message: string) => new AppError('UNSUPPORTED_MEDIA_TYPE', message),
 };
 
 export function isAppError(error: unknown): error is AppError {

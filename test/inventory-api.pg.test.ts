@@ -123,6 +123,41 @@ describe.each(engines)('inventory on %s', (engine) => {
     expect(await levels(item.id)).toEqual({ Warehouse: 1, 'Truck 7': 9 });
   });
 
+  it('POST /inventory/transfer runs the same operation: same result object, same rules, same codes', async () => {
+    const item = await newItem({ quantity: 8 });
+    const rest = (body: unknown, token: string | null = adminToken, type = 'application/json') =>
+      fetch(`${server.url}/inventory/transfer`, {
+        method: 'POST',
+        headers: { 'content-type': type, ...(token ? { authorization: `Bearer ${token}` } : {}) },
+        body: typeof body === 'string' ? body : JSON.stringify(body),
+      }).then(async (r) => ({ status: r.status, body: await r.json() }));
+    const moved = await rest({ itemId: item.id, fromLocationId: warehouse, toLocationId: truck, quantity: 3 });
+    expect(moved).toMatchObject({
+      status: 200,
+      body: {
+        success: true,
+        item: { id: item.id, name: 'Liquid chlorine' },
+        fromLocation: { id: warehouse, name: 'Warehouse' },
+        toLocation: { id: truck, name: 'Truck 7' },
+        quantity: 3,
+      },
+    });
+    expect(await levels(item.id)).toEqual({ Warehouse: 5, 'Truck 7': 3 });
+    const tooMuch = await rest({ itemId: item.id, fromLocationId: warehouse, toLocationId: truck, quantity: 6 });
+    expect(tooMuch).toMatchObject({ status: 400, body: { error: { code: 'BAD_USER_INPUT' } } });
+    expect(tooMuch.body.error.message).toMatch(/Warehouse holds 5 of Liquid chlorine; cannot transfer 6/);
+    expect((await rest({ itemId: item.id, fromLocationId: warehouse, toLocationId: warehouse, quantity: 1 })).status).toBe(400);
+    expect((await rest({ itemId: item.id, fromLocationId: warehouse, toLocationId: truck, quantity: 0 })).status).toBe(400);
+    expect((await rest({ itemId: item.id, fromLocationId: warehouse, toLocationId: truck, quantity: 1, extra: true })).status).toBe(400);
+    expect((await rest({ itemId: 'nope', fromLocationId: warehouse, toLocationId: truck, quantity: 1 })).body.error.code).toBe('NOT_FOUND');
+    expect((await rest('{"itemId": ', adminToken)).body.error.code).toBe('BAD_USER_INPUT');
+    expect((await rest('itemId=1', adminToken, 'application/x-www-form-urlencoded')).status).toBe(415);
+    expect((await rest({ itemId: item.id, fromLocationId: warehouse, toLocationId: truck, quantity: 1 }, null)).status).toBe(401);
+    const rival = (await newOrganization(store.db, 'Rival REST')).token;
+    expect((await rest({ itemId: item.id, fromLocationId: warehouse, toLocationId: truck, quantity: 1 }, rival)).status).toBe(404);
+    expect(await levels(item.id)).toEqual({ Warehouse: 5, 'Truck 7': 3 });
+  });
+
   it('lowStock selects items at or below reorderPoint; category filters; pages by name', async () => {
     const rival = caller(server, (await newOrganization(store.db, 'Filter Stock')).token);
     const loc = ok(await rival(CREATE_LOCATION, { input: { name: 'Shed' } })).createInventoryLocation.id;

@@ -1,4 +1,8 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openLocalBlobStore } from '../server/storage/local-blobs.js';
 import type { OperationContext } from '../server/operations/context.js';
 import { listCustomers } from '../server/operations/customers.js';
 import { listInventoryItems } from '../server/operations/inventory.js';
@@ -47,7 +51,8 @@ describe.each(engines)('list queries use their indexes on %s', (engine) => {
     await seedOrganizationData(store.db, org.id, { customers: 5000, services: 10000 });
     const capture = capturing(store.db);
     last = capture.last;
-    ctx = { db: capture.db, viewer: { orgId: org.id, userId: 'u', role: 'ADMIN', tokenId: 't' } };
+    const blobs = await openLocalBlobStore(await mkdtemp(path.join(tmpdir(), 'explain-blobs-')));
+    ctx = { db: capture.db, blobs, viewer: { orgId: org.id, userId: 'u', role: 'ADMIN', tokenId: 't' } };
   });
   afterAll(async () => {
     await store?.drop();

@@ -1,4 +1,5 @@
 import { errors, type Role } from '../../shared/index.js';
+import type { BlobStore } from '../storage/blobs.js';
 import type { Database } from '../storage/db.js';
 
 /** Who is calling: resolved from the bearer token by operations/auth.ts. */
@@ -12,6 +13,7 @@ export interface Viewer {
 /** What every operation receives. Transports build it once per request. */
 export type OperationContext = {
   db: Database;
+  blobs: BlobStore;
   viewer: Viewer;
 };
 

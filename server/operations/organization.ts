@@ -133,6 +133,7 @@ export async function provisionOrganization(db: Database, rawInput: unknown): Pr
       phone: null,
       website: null,
       logo: null,
+      logoKey: null,
       address: null,
       timezone: input.timezone ?? 'UTC',
       currency: input.currency ?? 'USD',

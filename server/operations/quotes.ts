@@ -107,7 +107,7 @@ export async function updateQuote(ctx: OperationContext, id: string, raw: unknow
   return ctx.db.transaction(async (tx) => {
     const quote = await lockQuote(tx, orgId, id);
     if (!quote) throw errors.notFound('Quote', id);
-    assertMayChange(ctx, quote);
+    assertMayChangeQuote(ctx, quote);
     const { status, ...content } = input;
     const edits = Object.fromEntries(Object.entries(content).filter(([, v]) => v !== undefined));
     if (Object.keys(edits).length && !isEditable(quote.status)) {
@@ -131,7 +131,8 @@ function statusChange(from: QuoteStatus, to: QuoteStatus | undefined): Partial<Q
   return to === 'ACCEPTED' ? { status: to, acceptedAt: new Date().toISOString() } : { status: to };
 }
 
-function assertMayChange(ctx: OperationContext, quote: Quote): void {
+/** Office roles change any quote; a technician only the quotes they created. */
+export function assertMayChangeQuote(ctx: OperationContext, quote: Quote): void {
   if (OFFICE_ROLES.includes(ctx.viewer.role) || quote.createdById === ctx.viewer.userId) return;
   throw errors.forbidden(`A ${ctx.viewer.role} may change only the quotes they created`);
 }

@@ -41,3 +41,43 @@ export async function lockQuote(tx: Queryable, orgId: string, id: string): Promi
   );
   return rows[0] ? quotes.toRecord(rows[0]) : null;
 }
+
+export interface QuoteExportRow {
+  number: string;
+  title: string;
+  customerName: string;
+  status: string;
+  subtotal: number;
+  tax: number;
+  total: number;
+  validUntil: string | null;
+  acceptedAt: string | null;
+  createdAt: string;
+  /** Seek key of the row (created_at as text keeps microseconds). */
+  seek: [string, string];
+}
+
+/** One batch of quotes created on or after `from`, oldest first, after the seek key. */
+export async function quoteExportBatch(
+  q: Queryable,
+  orgId: string,
+  from: string | null,
+  after: [string, string] | null,
+  limit: number,
+): Promise<QuoteExportRow[]> {
+  const p = new Params([orgId]);
+  const where = ['q.org_id = $1', 'not q._deleted'];
+  if (from) where.push(`q.created_at >= ${p.add(from)}::date`);
+  if (after) where.push(`(q.created_at, q.id) > (${p.add(after[0])}::timestamptz, ${p.add(after[1])}::text)`);
+  const { rows } = await q.query<QuoteExportRow & { seekAt: string; id: string }>(
+    `select q.number, q.title, trim(concat_ws(' ', c.first_name, c.last_name)) as "customerName", q.status,
+            q.subtotal, q.tax, q.total, q.valid_until as "validUntil", q.accepted_at as "acceptedAt",
+            q.created_at as "createdAt", q.created_at::text as "seekAt", q.id
+       from quotes q left join customers c on c.org_id = q.org_id and c.id = q.customer_id
+      where ${where.join(' and ')}
+      order by q.created_at, q.id
+      limit ${p.add(limit)}`,
+    p.values,
+  );
+  return rows.map(({ seekAt, id, ...row }) => ({ ...row, seek: [seekAt, id] }));
+}

@@ -158,6 +158,15 @@ export function servicePage(
   return readPage(q, { select: services.selectList('s'), from: 'services s', where, params, keys, window, toRecord: services.toRecord });
 }
 
+/** Locks a visit for a read-modify-write in this transaction. */
+export async function lockService(tx: Queryable, orgId: string, id: string): Promise<Service | null> {
+  const { rows } = await tx.query(
+    `select ${services.selectList()} from services where org_id = $1 and id = $2 and not _deleted for update`,
+    [orgId, id],
+  );
+  return rows[0] ? services.toRecord(rows[0]) : null;
+}
+
 export async function serviceTypesByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<ServiceType[]> {
   const { rows } = await q.query(
     `select ${serviceTypes.selectList()} from service_types where org_id = $1 and id = any($2::text[])`,

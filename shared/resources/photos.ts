@@ -8,8 +8,8 @@ export const ServicePhotoShape = defineShape('ServicePhoto', {
   id: f.id().doc('Photo id, generated on the device so a retried upload is recognised'),
   url: f.string().nullable().owner('server').doc('Signed, expiring download URL; null until the bytes arrive'),
   caption: f.string().nullable().max(2000),
-  contentType: f.string().nullable().doc('MIME type detected from the bytes'),
-  size: f.int().nullable().doc('Size in bytes'),
+  contentType: f.string().nullable().owner('server').doc('MIME type detected from the bytes; null until they arrive'),
+  size: f.int().nullable().owner('server').doc('Size in bytes; null until the bytes arrive'),
   takenAt: f.dateTime().nullable().doc('When the photo was taken (device clock)'),
 });
 
@@ -18,6 +18,6 @@ export const QuotePhotoShape = defineShape('QuotePhoto', {
   id: f.id(),
   url: f.string().nullable().owner('server').doc('Signed, expiring download URL'),
   caption: f.string().nullable().max(2000),
-  contentType: f.string().nullable(),
-  size: f.int().nullable(),
+  contentType: f.string().nullable().owner('server').doc('MIME type detected from the bytes'),
+  size: f.int().nullable().owner('server').doc('Size in bytes'),
 });

@@ -1,5 +1,10 @@
 import type { AddressInfo } from 'node:net';
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { pino } from 'pino';
+import { openLocalBlobStore } from '../../server/storage/local-blobs.js';
+import { fileLinks } from '../../server/transports/http/file-links.js';
 import { createApp } from '../../server/app.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import type { Database } from '../../server/storage/db.js';
@@ -23,7 +28,14 @@ export async function benchLists(db: Database, counts: SeedCounts, runs: number)
   await seedOrganizationData(db, organization.id, counts);
   console.log(`seeded ${counts.customers} customers and ${counts.services} services in ${secondsSince(start)} s`);
 
-  const { app } = createApp({ db, config: { platformAdminToken: undefined, bodyLimitBytes: 1_000_000 }, logger: pino({ level: 'silent' }) });
+  const blobs = await openLocalBlobStore(await mkdtemp(path.join(tmpdir(), 'bench-blobs-')));
+  const { app } = createApp({
+    db,
+    blobs,
+    links: fileLinks('bench-file-link-secret-0123456789abcdef', 3600),
+    config: { platformAdminToken: undefined, bodyLimitBytes: 1_000_000, files: { maxUploadBytes: 1_000_000, publicUrl: undefined } },
+    logger: pino({ level: 'silent' }),
+  });
   const server = await new Promise<import('node:http').Server>((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });

@@ -3,7 +3,13 @@ import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { createApp } from '../../server/app.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { BlobStore } from '../../server/storage/blobs.js';
 import type { Database } from '../../server/storage/db.js';
+import { openLocalBlobStore } from '../../server/storage/local-blobs.js';
+import { fileLinks, type FileLinks } from '../../server/transports/http/file-links.js';
 
 /**
  * A real HTTP server on 127.0.0.1, port 0, over a test store, with helpers to call it.
@@ -11,18 +17,37 @@ import type { Database } from '../../server/storage/db.js';
 export interface TestServer {
   url: string;
   db: Database;
+  blobs: BlobStore;
+  links: FileLinks;
   close(): Promise<void>;
 }
 
+export interface TestServerOptions {
+  platformAdminToken: string | undefined;
+  bodyLimitBytes: number;
+  maxUploadBytes: number;
+  /** Defaults to a local blob store in a new temporary folder, removed on close. */
+  blobs: BlobStore;
+  links: FileLinks;
+}
+
+export const TEST_FILE_SECRET = 'file-link-secret-for-tests-only-0123456789';
+
 export const PLATFORM_ADMIN_TOKEN = 'platform-admin-token-for-tests-only';
 
-export async function startTestServer(
-  db: Database,
-  config: Partial<{ platformAdminToken: string | undefined; bodyLimitBytes: number }> = {},
-): Promise<TestServer> {
+export async function startTestServer(db: Database, options: Partial<TestServerOptions> = {}): Promise<TestServer> {
+  const folder = options.blobs ? null : await mkdtemp(path.join(tmpdir(), 'pool-blobs-'));
+  const blobs = options.blobs ?? (await openLocalBlobStore(folder!));
+  const links = options.links ?? fileLinks(TEST_FILE_SECRET, 3600);
   const { app } = createApp({
     db,
-    config: { platformAdminToken: PLATFORM_ADMIN_TOKEN, bodyLimitBytes: 100_000, ...config },
+    blobs,
+    links,
+    config: {
+      platformAdminToken: 'platformAdminToken' in options ? options.platformAdminToken : PLATFORM_ADMIN_TOKEN,
+      bodyLimitBytes: options.bodyLimitBytes ?? 100_000,
+      files: { maxUploadBytes: options.maxUploadBytes ?? 5 * 1024 * 1024, publicUrl: undefined },
+    },
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   });
   const server: Server = await new Promise((resolve) => {
@@ -32,7 +57,12 @@ export async function startTestServer(
   return {
     url: `http://127.0.0.1:${port}`,
     db,
-    close: () => new Promise((resolve) => server.close(() => resolve())),
+    blobs,
+    links,
+    close: async () => {
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      if (folder) await rm(folder, { recursive: true, force: true });
+    },
   };
 }
 

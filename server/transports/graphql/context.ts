@@ -2,10 +2,14 @@ import type { OperationContext } from '../../operations/context.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** The GraphQL context: the operation context plus this request's batch loaders. */
-export type GraphQLContext = OperationContext & { loaders: Loaders };
+export type GraphQLContext = OperationContext & {
+  loaders: Loaders;
+  /** A signed, expiring link to a stored file, pointing at the host the client called. */
+  fileUrl: (key: string) => string;
+};
 
-export function graphqlContext(ctx: OperationContext): GraphQLContext {
-  return { ...ctx, loaders: createLoaders(ctx) };
+export function graphqlContext(ctx: OperationContext, fileUrl: (key: string) => string): GraphQLContext {
+  return { ...ctx, loaders: createLoaders(ctx), fileUrl };
 }
 
 /** A resolver map for one module (typed loosely: graphql-js checks shapes at run time). */

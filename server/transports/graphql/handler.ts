@@ -11,10 +11,14 @@ import { graphqlContext, type GraphQLContext } from './context.js';
  * [body, init]; this is the thin adapter. Express has already read the body as text, within the
  * size limit, so graphql-http parses JSON and negotiates media types exactly as its spec says.
  */
-export function graphqlHandler(schema: GraphQLSchema, logger: Logger): RequestHandler {
+export function graphqlHandler(
+  schema: GraphQLSchema,
+  logger: Logger,
+  fileUrls: (req: import('express').Request) => (key: string) => string,
+): RequestHandler {
   const handle = createHandler<import('express').Request, undefined, GraphQLContext>({
     schema,
-    context: (req) => graphqlContext(contextOf(req.raw)),
+    context: (req) => graphqlContext(contextOf(req.raw), fileUrls(req.raw)),
     formatError: (error) => formatGraphQLError(error, logger),
   });
 

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { errors } from '../../../shared/index.js';
 import { authenticate } from '../../operations/auth.js';
 import type { OperationContext } from '../../operations/context.js';
+import type { BlobStore } from '../../storage/blobs.js';
 import type { Database } from '../../storage/db.js';
 
 /**
@@ -10,11 +11,11 @@ import type { Database } from '../../storage/db.js';
  */
 const contexts = new WeakMap<Request, OperationContext>();
 
-export function authenticateRequests(db: Database): RequestHandler {
+export function authenticateRequests({ db, blobs }: { db: Database; blobs: BlobStore }): RequestHandler {
   return async (req, _res, next) => {
     try {
       const viewer = await authenticate(db, req.get('authorization'));
-      contexts.set(req, { db, viewer });
+      contexts.set(req, { db, blobs, viewer });
       next();
     } catch (error) {
       next(error);

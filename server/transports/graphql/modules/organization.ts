@@ -9,6 +9,7 @@ import {
   updateOrganization,
   updateOrganizationSettings,
 } from '../../../operations/organization.js';
+import type { Organization } from '../../../../shared/index.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 
 /** The spec's organization operations, plus the viewer and API-token management. */
@@ -85,6 +86,9 @@ export const resolvers: Resolvers = {
       updateOrganizationSettings(ctx, input),
     createApiToken: (_: unknown, { input }: Args<unknown>, ctx: GraphQLContext) => createApiToken(ctx, input),
     revokeApiToken: (_: unknown, { id }: Args<string>, ctx: GraphQLContext) => revokeApiToken(ctx, id!),
+  },
+  Organization: {
+    logo: (org: Organization, _: unknown, ctx: GraphQLContext) => (org.logoKey ? ctx.fileUrl(org.logoKey) : null),
   },
   Viewer: {
     user: (_: unknown, __: unknown, ctx: GraphQLContext) => currentUser(ctx),

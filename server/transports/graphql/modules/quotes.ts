@@ -1,6 +1,7 @@
 import type { Quote } from '../../../../shared/index.js';
 import { createQuote, getQuote, listQuotes, updateQuote } from '../../../operations/quotes.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
+import { withPhotoUrls } from '../file-urls.js';
 
 /** The spec's quote operations. */
 export const typeDefs = /* GraphQL */ `
@@ -82,7 +83,7 @@ export const resolvers: Resolvers = {
   },
   Quote: {
     customer: async (q: Quote, _: unknown, ctx: GraphQLContext) => ctx.loaders.customer.load(q.customerId),
-    // Files arrive with the upload endpoints; until a PDF is attached there is no URL.
-    pdfUrl: () => null,
+    photos: (q: Quote, _: unknown, ctx: GraphQLContext) => withPhotoUrls(ctx, 'quotes', q.id, q.photos),
+    pdfUrl: (q: Quote, _: unknown, ctx: GraphQLContext) => (q.pdfKey ? ctx.fileUrl(q.pdfKey) : null),
   },
 };

@@ -1,6 +1,7 @@
 import { resourceInputSDL, serviceResource, type Service } from '../../../../shared/index.js';
 import { createService, listServices, updateService } from '../../../operations/services.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
+import { withPhotoUrls } from '../file-urls.js';
 
 /** The spec's visit list. */
 export const typeDefs = /* GraphQL */ `
@@ -108,6 +109,7 @@ export const resolvers: Resolvers = {
     updateService: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateService(ctx, id, input),
   },
   Service: {
+    photos: (s: Service, _: unknown, ctx: GraphQLContext) => withPhotoUrls(ctx, 'services', s.id, s.photos),
     customer: (s: Service, _: unknown, ctx: GraphQLContext) => (s.customerId ? ctx.loaders.customer.load(s.customerId) : null),
     type: (s: Service, _: unknown, ctx: GraphQLContext) => (s.typeId ? ctx.loaders.serviceType.load(s.typeId) : null),
   },

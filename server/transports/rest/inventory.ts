@@ -1,0 +1,22 @@
+import express, { Router, type RequestHandler } from 'express';
+import { errors } from '../../../shared/index.js';
+import { transferInventory } from '../../operations/inventory.js';
+import { contextOf } from '../http/request-context.js';
+
+/** POST /inventory/transfer: the same operation and rules as the GraphQL transferInventory. */
+export function inventoryRoutes(auth: RequestHandler, bodyLimit: number): Router {
+  const router = Router();
+  router.post('/inventory/transfer', auth, express.json({ limit: bodyLimit }), async (req, res) => {
+    if (!req.is('application/json')) throw errors.unsupportedMediaType('Send the transfer as JSON (Content-Type: application/json)');
+    const result = await transferInventory(contextOf(req), req.body);
+    res.json({
+      success: result.success,
+      item: { id: result.item.id, name: result.item.name },
+      fromLocation: { id: result.fromLocation.id, name: result.fromLocation.name },
+      toLocation: { id: result.toLocation.id, name: result.toLocation.name },
+      quantity: result.quantity,
+      movementId: result.movement.id,
+    });
+  });
+  return router;
+}
