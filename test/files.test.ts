@@ -237,7 +237,7 @@ describe.each(blobKinds)('files on the %s blob store', (kind) => {
         createdAt: q.createdAt,
       })),
     );
-    expect(rows.find((r) => r.title.startsWith("'=HYPERLINK"))).toBeTruthy();
+    expect(rows.find((r) => r.title?.startsWith("'=HYPERLINK"))).toBeTruthy();
     expect(rows.some((r) => r.acceptedAt !== '')).toBe(true);
     const tomorrow = new Date(Date.now() + 86_400_000).toISOString().slice(0, 10);
     const none = await fetch(`${server.url}/quotes/export/csv?startDate=${tomorrow}`, { headers: { authorization: `Bearer ${exportToken}` } });

@@ -32,6 +32,8 @@ const _typesCarryFields: [Customer['lastName'], Customer['tags'], Service['chemi
 void _typesCarryFields;
 
 const CHANGE_FEED_COLUMNS = ['_seq', '_deleted'];
+/** Search text the database derives from declared fields (generated columns, migration 0002). */
+const DERIVED_COLUMNS: Record<string, string[]> = { customers: ['_search'], services: ['_search'] };
 
 describe.each(engines)('SQL tables on %s match the shared definitions', (engine) => {
   let store: TestStore;
@@ -57,6 +59,7 @@ describe.each(engines)('SQL tables on %s match the shared definitions', (engine)
       'org_id',
       ...columnsOf(resource).map((c) => c.column),
       ...(resource.collection ? CHANGE_FEED_COLUMNS : []),
+      ...(DERIVED_COLUMNS[resource.table] ?? []),
     ]);
     const extra = [...actual.keys()].filter((c) => !expected.has(c) && c !== 'token_hash');
     expect(extra, `${resource.table} has columns no field declares`).toEqual([]);

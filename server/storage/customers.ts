@@ -48,11 +48,8 @@ export interface SortTerm<F> {
   direction: 'ASC' | 'DESC';
 }
 
-/** The search text expression; identical to the customers_search index expression. */
-export const customerSearchDoc = (alias: string) =>
-  `customer_search_doc(${alias}.first_name, ${alias}.last_name, ${alias}.street_address, ${alias}.city, ` +
-  `${alias}.state, ${alias}.zip_code, ${alias}.phone_number, ${alias}.alternate_phone_number, ` +
-  `${alias}.tertiary_phone_number, ${alias}.fourth_phone_number)`;
+/** The stored search text (a generated column, trigram-indexed; see migration 0002). */
+export const customerSearchDoc = (alias: string) => `${alias}._search`;
 
 const SORT_EXPRESSIONS: Record<CustomerSortField, Omit<SortKey, 'desc'>[]> = {
   NAME: [

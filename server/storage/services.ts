@@ -77,8 +77,11 @@ export interface ServiceSelector {
 export const SERVICE_SORT_FIELDS = ['START_TIME', 'CREATED_AT', 'UPDATED_AT'] as const;
 export type ServiceSortField = (typeof SERVICE_SORT_FIELDS)[number];
 
+/** Visits without a start time sort first (ascending); matches the services_by_* indexes. */
+const START_KEY = "coalesce(s.start_time, '-infinity'::timestamptz)";
+
 const SORT_EXPRESSIONS: Record<ServiceSortField, Omit<SortKey, 'desc'>> = {
-  START_TIME: { expr: "coalesce(s.start_time, '-infinity'::timestamptz)", type: 'timestamptz' },
+  START_TIME: { expr: START_KEY, type: 'timestamptz' },
   CREATED_AT: { expr: 's.created_at', type: 'timestamptz' },
   UPDATED_AT: { expr: 's.updated_at', type: 'timestamptz' },
 };
@@ -103,7 +106,15 @@ function filterConditions(f: ServiceFilter, p: Params): string[] {
   }
   for (const [field, column] of Object.entries(SERVICE_DATE_FILTERS)) {
     const c = f[field as keyof typeof SERVICE_DATE_FILTERS];
-    if (c) out.push(...rangeConditionSql(column, c, p, 'timestamptz'));
+    if (!c) continue;
+    if (field === 'startTime') {
+      // Compared through the sort key's expression so the range bounds the index scans that
+      // also give the order; a visit without a start time never falls in a range.
+      const bounds = rangeConditionSql(START_KEY, c, p, 'timestamptz');
+      if (bounds.length) out.push('s.start_time is not null', ...bounds);
+    } else {
+      out.push(...rangeConditionSql(column, c, p, 'timestamptz'));
+    }
   }
   const customer: string[] = [];
   if (f.customerTags?.eq != null) customer.push(`c.tags @> array[${p.add(f.customerTags.eq)}]::text[]`);
@@ -125,7 +136,7 @@ function filterConditions(f: ServiceFilter, p: Params): string[] {
  */
 function searchCondition(search: string, p: Params): string[] {
   if (searchWords(search).length === 0) return [];
-  const own = searchWordsSql('service_search_doc(x.reference, x.notes)', search, p).join(' and ');
+  const own = searchWordsSql('x._search', search, p).join(' and ');
   const customer = searchWordsSql(customerSearchDoc('c'), search, p).join(' and ');
   return [
     `s.id in (select x.id from services x where x.org_id = $1 and ${own}` +

@@ -10,12 +10,10 @@ create extension if not exists pg_trgm;
 
 -- Search text of a customer: the fields the spec lists, lower-cased, plus the phone numbers as
 -- bare digits so "5551234" finds "(555) 123-4". Declared immutable so an index can hold it.
--- Written in plpgsql so it is never inlined: the planner then sees its declared cost and prefers
--- the trigram index to walking a sort index while computing this text for every row it passes.
 create function customer_search_doc(
   first_name text, last_name text, street_address text, city text, state text, zip_code text,
   phone1 text, phone2 text, phone3 text, phone4 text
-) returns text language plpgsql immutable parallel safe cost 1000 as $$
+) returns text language plpgsql immutable parallel safe as $$
 begin
   return lower(
     coalesce(first_name, '') || ' ' || coalesce(last_name, '') || ' ' ||
@@ -30,20 +28,23 @@ begin
   );
 end $$;
 
-create index customers_search on customers using gin (
+-- The search text is stored (a generated column) rather than indexed as an expression: checking a
+-- trigram match against stored text costs a comparison, recomputing it costs the function above.
+alter table customers add column _search text generated always as (
   customer_search_doc(first_name, last_name, street_address, city, state, zip_code,
-    phone_number, alternate_phone_number, tertiary_phone_number, fourth_phone_number) gin_trgm_ops
-) with (fastupdate = off);
+    phone_number, alternate_phone_number, tertiary_phone_number, fourth_phone_number)
+) stored;
+create index customers_search on customers using gin (_search gin_trgm_ops) with (fastupdate = off);
 
 -- Search text of a visit: its own words (the customer's are searched through customers_search).
 create function service_search_doc(reference text, notes text) returns text
-language plpgsql immutable parallel safe cost 1000 as $$
+language plpgsql immutable parallel safe as $$
 begin
   return lower(coalesce(reference, '') || ' ' || coalesce(notes, ''));
 end $$;
 
-create index services_search on services using gin (service_search_doc(reference, notes) gin_trgm_ops)
-  with (fastupdate = off);
+alter table services add column _search text generated always as (service_search_doc(reference, notes)) stored;
+create index services_search on services using gin (_search gin_trgm_ops) with (fastupdate = off);
 
 -- Customer sorts (keyset pagination: sort keys, then id).
 create index customers_by_name on customers (org_id, lower(last_name), lower(coalesce(first_name, '')), id);
