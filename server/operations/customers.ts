@@ -81,7 +81,7 @@ export async function listCustomers(
   const page = await customerPage(ctx.db, ctx.viewer.orgId, selector, keys, window);
   return {
     ...toConnection(page, window, tag),
-    totalCount: () => countCustomers(ctx.db, ctx.viewer.orgId, selector),
+    totalCount: async () => page.total ?? countCustomers(ctx.db, ctx.viewer.orgId, selector),
   };
 }
 

@@ -94,27 +94,40 @@ function customerConditions(orgId: string, selector: CustomerSelector): { where:
   return { where, params: p };
 }
 
-export function customerPage(
+export interface CustomerPage extends PageRows<Customer> {
+  /** All matches of a search (before paging), counted in the same scan; null when not counted. */
+  total: number | null;
+}
+
+export async function customerPage(
   q: Queryable,
   orgId: string,
   selector: CustomerSelector,
   keys: readonly SortKey[],
   window: PageWindow,
-): Promise<PageRows<Customer>> {
+): Promise<CustomerPage> {
   const { where, params } = customerConditions(orgId, selector);
-  // With a search, the matches are gathered from the trigram index first and then ordered. Left
-  // to itself the planner may walk the name index instead, betting that matches are spread
-  // evenly; but "smi" matches cluster under S, and that walk reads most of the table.
-  const searched = selector.search && searchWords(selector.search).length > 0;
-  return readPage(q, {
-    select: customers.selectList('c'),
-    from: searched ? `(select * from customers c where ${where.join(' and ')} offset 0) c` : 'customers c',
+  // With a search, the matches are gathered from the trigram index first (and counted on the
+  // way), then ordered. Left to itself the planner may walk the name index instead, betting that
+  // matches are spread evenly; but "smi" matches cluster under S, and that walk reads most of the
+  // table.
+  const searched = Boolean(selector.search && searchWords(selector.search).length > 0);
+  let total: number | null = null;
+  const page = await readPage(q, {
+    select: searched ? `${customers.selectList('c')}, c._total` : customers.selectList('c'),
+    from: searched
+      ? `(select *, count(*) over () as _total from customers c where ${where.join(' and ')} offset 0) c`
+      : 'customers c',
     where: searched ? [] : where,
     params,
     keys,
     window,
-    toRecord: customers.toRecord,
+    toRecord: (row) => {
+      if (searched) total = Number(row._total);
+      return customers.toRecord(row);
+    },
   });
+  return { ...page, total };
 }
 
 export function countCustomers(q: Queryable, orgId: string, selector: CustomerSelector): Promise<number> {

@@ -1,0 +1,64 @@
+import { columnsOf, type ResourceDef } from '../../shared/index.js';
+import type { Queryable } from './db.js';
+import type { RecordTable } from './records.js';
+
+/**
+ * Reading the change feed of a replicated table: rows (tombstones included) with `_seq` above a
+ * checkpoint, in `_seq` order. Within an organization `_seq` order is commit order (the trigger
+ * takes a per-organization lock before drawing it), so a pull never skips a row committed late.
+ */
+export interface FeedRow<T> {
+  record: T;
+  deleted: boolean;
+  seq: number;
+}
+
+export async function readFeed<T>(
+  q: Queryable,
+  table: RecordTable<ResourceDef>,
+  orgId: string,
+  afterSeq: number,
+  limit: number,
+  /** An extra condition on the table (alias t), e.g. a technician's window of visits. */
+  scope?: { sql: string; params: unknown[] },
+): Promise<FeedRow<T>[]> {
+  const params: unknown[] = [orgId, afterSeq, limit, ...(scope?.params ?? [])];
+  const { rows } = await q.query<Record<string, unknown>>(
+    `select ${table.selectList('t')}, t._deleted as "__deleted", t._seq as "__seq"
+       from ${table.resource.table} t
+      where t.org_id = $1 and t._seq > $2${scope ? ` and (${scope.sql})` : ''}
+      order by t._seq
+      limit $3`,
+    params,
+  );
+  return rows.map((row) => ({ record: table.toRecord(row) as T, deleted: row.__deleted as boolean, seq: row.__seq as number }));
+}
+
+/** Current rows (tombstones included) of the given ids, locked for a merge in this transaction. */
+export async function lockDocuments<T>(
+  tx: Queryable,
+  table: RecordTable<ResourceDef>,
+  orgId: string,
+  ids: readonly string[],
+): Promise<Map<string, { record: T; deleted: boolean }>> {
+  if (!ids.length) return new Map();
+  const { rows } = await tx.query<Record<string, unknown>>(
+    `select ${table.selectList('t')}, t._deleted as "__deleted" from ${table.resource.table} t
+      where t.org_id = $1 and t.id = any($2::text[]) order by t.id for update`,
+    [orgId, ids],
+  );
+  return new Map(rows.map((row) => [row.id as string, { record: table.toRecord(row) as T, deleted: row.__deleted as boolean }]));
+}
+
+/** Sets or clears the tombstone flag of a row. */
+export async function setDeleted(tx: Queryable, table: RecordTable<ResourceDef>, orgId: string, id: string, deleted: boolean) {
+  await tx.query(`update ${table.resource.table} set _deleted = $3 where org_id = $1 and id = $2`, [orgId, id, deleted]);
+}
+
+/** The highest _seq in the organization's tables, for a live feed starting now. */
+export async function currentSeq(q: Queryable): Promise<number> {
+  const { rows } = await q.query<{ seq: number }>(`select last_value as seq from change_seq`);
+  return rows[0]!.seq;
+}
+
+export { columnsOf };
