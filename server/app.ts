@@ -13,19 +13,29 @@ import { adminRouter } from './transports/rest/admin.js';
 import { downloadRoute, uploadRoutes } from './transports/rest/files.js';
 import { inventoryRoutes } from './transports/rest/inventory.js';
 import { quoteExportRoute } from './transports/rest/quotes.js';
+import { syncRoutes } from './transports/sync/routes.js';
+import type { LiveFeed } from './operations/sync/live-feed.js';
+import type { SyncSettings } from './operations/sync/pull.js';
 
 export interface AppDeps {
   db: Database;
   blobs: BlobStore;
   /** Signs and checks file links (see transports/http/file-links.ts). */
   links: FileLinks;
-  config: Pick<Config, 'platformAdminToken' | 'bodyLimitBytes'> & { files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'> };
+  config: Pick<Config, 'platformAdminToken' | 'bodyLimitBytes'> & {
+    files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'>;
+    sync: SyncSettings & { heartbeatMs: number; bodyLimitBytes: number };
+  };
+  /** Live fan-out of changes to sync streams (started by the caller). */
+  feed: LiveFeed;
   logger: Logger;
 }
 
 /** Readiness is flipped off at shutdown so a load balancer stops sending new requests. */
 export interface Lifecycle {
   ready: boolean;
+  /** Ends long-lived responses (sync streams) so a graceful shutdown can complete. */
+  endStreams(): void;
 }
 
 /**
@@ -35,9 +45,11 @@ export interface Lifecycle {
  *   const { app } = createApp({ db, config, logger })
  *   app.listen(0, '127.0.0.1')
  */
-export function createApp({ db, blobs, links, config, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
+export function createApp({ db, blobs, links, config, feed, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
   const app = express();
-  const lifecycle: Lifecycle = { ready: true };
+  const auth = authenticateRequests({ db, blobs });
+  const sync = syncRoutes(auth, { feed, settings: config.sync, logger });
+  const lifecycle: Lifecycle = { ready: true, endStreams: sync.endStreams };
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/healthz' } }));
@@ -54,7 +66,6 @@ export function createApp({ db, blobs, links, config, logger }: AppDeps): { app:
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk });
   });
 
-  const auth = authenticateRequests({ db, blobs });
   const graphql = express.Router();
   graphql.use(auth);
   // Read the body as text, bounded; graphql-http parses and validates it per its spec.
@@ -69,6 +80,7 @@ export function createApp({ db, blobs, links, config, logger }: AppDeps): { app:
   app.use(uploadRoutes(auth, { links, maxUploadBytes: config.files.maxUploadBytes, publicUrl: config.files.publicUrl }));
   app.use(quoteExportRoute(auth));
   app.use(inventoryRoutes(auth, config.bodyLimitBytes));
+  app.use(sync.router);
   app.use(notFoundRoute);
   app.use(restErrors(logger));
   return { app, lifecycle };

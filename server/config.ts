@@ -30,6 +30,9 @@ const EnvSchema = z.object({
   FILE_URL_TTL_SECONDS: z.coerce.number().int().min(1).max(7 * 24 * 3600).default(3600),
   FILE_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PUBLIC_URL: z.string().url().optional(),
+  SYNC_SERVICE_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(60),
+  SYNC_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
+  SYNC_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
 });
 
 export interface S3Config {
@@ -69,6 +72,16 @@ export interface Config {
   seedDemoOrg: boolean;
   shutdownGraceMs: number;
   files: FilesConfig;
+  sync: SyncConfig;
+}
+
+export interface SyncConfig {
+  /** Days of past visits a technician's device syncs (future ones always). */
+  serviceWindowDays: number;
+  /** Interval of the comment line that keeps idle sync streams open through proxies. */
+  heartbeatMs: number;
+  /** Largest push body accepted. */
+  bodyLimitBytes: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -88,6 +101,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     seedDemoOrg: e.SEED_DEMO_ORG,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    sync: {
+      serviceWindowDays: e.SYNC_SERVICE_WINDOW_DAYS,
+      heartbeatMs: e.SYNC_HEARTBEAT_MS,
+      bodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
+    },
     files: {
       s3: s3Config(e),
       maxUploadBytes: e.MAX_UPLOAD_BYTES,

@@ -2,6 +2,7 @@ import type { Server } from 'node:http';
 import { createApp, type Lifecycle } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
+import { LiveFeed } from './operations/sync/live-feed.js';
 import { seedDemoOrganization } from './seed.js';
 import type { Database } from './storage/db.js';
 import { openBlobStore } from './storage/open-blobs.js';
@@ -22,10 +23,12 @@ async function main(): Promise<void> {
   const secret = config.files.urlSecret ?? (await sharedSecret(db, 'file-links'));
   const links = fileLinks(secret, config.files.urlTtlSeconds);
   if (config.seedDemoOrg) await printDemoToken(db);
-  const { app, lifecycle } = createApp({ db, blobs, links, config, logger });
+  const feed = new LiveFeed(db, config.sync, (error) => logger.error({ err: error }, 'live feed read failed'));
+  await feed.start();
+  const { app, lifecycle } = createApp({ db, blobs, links, config, feed, logger });
   const server = app.listen(config.port, config.host);
   // Before announcing the address: a signal right after it must already shut down gracefully.
-  onShutdownSignal(() => shutdown({ server, db, lifecycle, config, logger }));
+  onShutdownSignal(() => shutdown({ server, db, feed, lifecycle, config, logger }));
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -63,13 +66,16 @@ function onShutdownSignal(handler: () => Promise<void>): void {
 async function shutdown(deps: {
   server: Server;
   db: Database;
+  feed: LiveFeed;
   lifecycle: Lifecycle;
   config: Config;
   logger: import('pino').Logger;
 }): Promise<void> {
-  const { server, db, lifecycle, config, logger } = deps;
+  const { server, db, feed, lifecycle, config, logger } = deps;
   logger.info('shutting down: finishing in-flight requests');
   lifecycle.ready = false;
+  lifecycle.endStreams();
+  await feed.stop();
   const forceClose = setTimeout(() => server.closeAllConnections(), config.shutdownGraceMs);
   forceClose.unref();
   await new Promise<void>((resolve) => {

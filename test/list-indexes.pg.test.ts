@@ -35,6 +35,7 @@ function capturing(db: Database): { db: Database; last: () => Captured } {
     ...record(db),
     engine: db.engine,
     transaction: (fn) => db.transaction((tx) => fn(record(tx))),
+    listen: (channel, onPayload, onGap) => db.listen(channel, onPayload, onGap),
     close: () => db.close(),
   };
   return { db: wrapped, last: () => seen.at(-1)! };

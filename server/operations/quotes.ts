@@ -75,9 +75,8 @@ export async function createQuote(ctx: OperationContext, raw: unknown): Promise<
   const orgId = ctx.viewer.orgId;
   return ctx.db.transaction(async (tx) => {
     await requireCustomer(tx, orgId, input.customerId);
-    const org = await organizations.findById(tx, orgId, orgId);
-    const taxId = input.taxId ?? org!.settings.defaultTaxId ?? null;
-    const number = `${org!.settings.quotePrefix}${String(await nextCounterValue(tx, orgId, 'quote')).padStart(4, '0')}`;
+    const { number, defaultTaxId } = await nextQuoteNumber(tx, orgId);
+    const taxId = input.taxId ?? defaultTaxId;
     return quotes.insert(tx, orgId, {
       id: newId(),
       number,
@@ -92,7 +91,7 @@ export async function createQuote(ctx: OperationContext, raw: unknown): Promise<
       photos: [],
       pdfKey: null,
       createdById: ctx.viewer.userId,
-      ...(await priced(tx, orgId, input.lineItems, taxId)),
+      ...(await priceQuote(tx, orgId, input.lineItems, taxId)),
     });
   });
 }
@@ -120,7 +119,7 @@ export async function updateQuote(ctx: OperationContext, id: string, raw: unknow
     const patch: Partial<Quote> = { ...edits, ...statusChange(quote.status, status) };
     if (content.lineItems || content.taxId !== undefined) {
       const taxId = content.taxId === undefined ? quote.taxId : content.taxId;
-      Object.assign(patch, await priced(tx, orgId, content.lineItems ?? quote.lineItems, taxId));
+      Object.assign(patch, await priceQuote(tx, orgId, content.lineItems ?? quote.lineItems, taxId));
     }
     return (await quotes.update(tx, orgId, id, patch))!;
   });
@@ -141,8 +140,15 @@ async function requireCustomer(tx: Queryable, orgId: string, customerId: string)
   if (!(await customers.findById(tx, orgId, customerId))) throw errors.notFound('Customer', customerId);
 }
 
+/** The next number in the organization's quote sequence, and its default tax. */
+export async function nextQuoteNumber(tx: Queryable, orgId: string): Promise<{ number: string; defaultTaxId: string | null }> {
+  const org = await organizations.findById(tx, orgId, orgId);
+  const value = await nextCounterValue(tx, orgId, 'quote');
+  return { number: `${org!.settings.quotePrefix}${String(value).padStart(4, '0')}`, defaultTaxId: org!.settings.defaultTaxId ?? null };
+}
+
 /** Line amounts, subtotal, tax and total; the tax must be one of the organization's. */
-async function priced(tx: Queryable, orgId: string, lines: readonly LineInput[], taxId: string | null | undefined) {
+export async function priceQuote(tx: Queryable, orgId: string, lines: readonly LineInput[], taxId: string | null | undefined) {
   let rate = 0;
   if (taxId) {
     const tax = await taxes.findById(tx, orgId, taxId);

@@ -29,5 +29,11 @@ export interface Database extends Queryable {
    * use only `tx`; the embedded engine has a single connection and would wait on itself.
    */
   transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T>;
+  /**
+   * Receives NOTIFY payloads of a channel (from every process on the same database). `onGap` is
+   * called after a lost connection was re-established: notifications may have been missed, so
+   * the listener should catch up by reading. Resolves to a function that stops listening.
+   */
+  listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Promise<() => Promise<void>>;
   close(): Promise<void>;
 }

@@ -49,6 +49,11 @@ class PgliteDatabase extends PgliteQueryable implements Database {
     return this.db.transaction((tx) => fn(new PgliteQueryable(tx)));
   }
 
+  async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
+    // One process owns an embedded store, so its own notifications are all there are.
+    return this.db.listen(channel, onPayload);
+  }
+
   async close(): Promise<void> {
     try {
       await this.db.close();

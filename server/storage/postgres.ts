@@ -14,7 +14,7 @@ export async function openPostgres(connectionString: string, maxConnections = 10
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   await pool.query('select 1');
-  return new PostgresDatabase(pool);
+  return new PostgresDatabase(pool, connectionString);
 }
 
 function getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {
@@ -37,8 +37,45 @@ class PostgresQueryable implements Queryable {
 class PostgresDatabase extends PostgresQueryable implements Database {
   readonly engine = 'postgres' as const;
 
-  constructor(private readonly pool: pg.Pool) {
+  constructor(
+    private readonly pool: pg.Pool,
+    private readonly connectionString: string,
+  ) {
     super(pool);
+  }
+
+  /** A dedicated connection per channel (LISTEN needs one), re-opened after it drops. */
+  async listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Promise<() => Promise<void>> {
+    let client: pg.Client | null = null;
+    let stopped = false;
+    const connect = async (): Promise<void> => {
+      const next = new pg.Client({ connectionString: this.connectionString });
+      next.on('notification', (message) => {
+        if (message.channel === channel) onPayload(message.payload ?? '');
+      });
+      next.on('error', () => reconnect());
+      await next.connect();
+      await next.query(`listen "${channel.replace(/"/g, '""')}"`);
+      client = next;
+    };
+    const reconnect = () => {
+      const dead = client;
+      client = null;
+      void dead?.end().catch(() => {});
+      if (stopped) return;
+      setTimeout(() => {
+        if (stopped) return;
+        connect().then(
+          () => onGap?.(),
+          () => reconnect(),
+        );
+      }, 500).unref();
+    };
+    await connect();
+    return async () => {
+      stopped = true;
+      await (client as pg.Client | null)?.end().catch(() => {});
+    };
   }
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {

@@ -1,13 +1,6 @@
-import type { AddressInfo } from 'node:net';
-import { mkdtemp } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import path from 'node:path';
-import { pino } from 'pino';
-import { openLocalBlobStore } from '../../server/storage/local-blobs.js';
-import { fileLinks } from '../../server/transports/http/file-links.js';
-import { createApp } from '../../server/app.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import type { Database } from '../../server/storage/db.js';
+import { startTestServer } from '../support/server.js';
 import { measure, printTimings, secondsSince, type Timing } from './measure.js';
 import { SEED_TECHNICIANS, seedOrganizationData, type SeedCounts } from './seed.js';
 
@@ -28,18 +21,8 @@ export async function benchLists(db: Database, counts: SeedCounts, runs: number)
   await seedOrganizationData(db, organization.id, counts);
   console.log(`seeded ${counts.customers} customers and ${counts.services} services in ${secondsSince(start)} s`);
 
-  const blobs = await openLocalBlobStore(await mkdtemp(path.join(tmpdir(), 'bench-blobs-')));
-  const { app } = createApp({
-    db,
-    blobs,
-    links: fileLinks('bench-file-link-secret-0123456789abcdef', 3600),
-    config: { platformAdminToken: undefined, bodyLimitBytes: 1_000_000, files: { maxUploadBytes: 1_000_000, publicUrl: undefined } },
-    logger: pino({ level: 'silent' }),
-  });
-  const server = await new Promise<import('node:http').Server>((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
-  });
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+  const server = await startTestServer(db, { platformAdminToken: undefined, bodyLimitBytes: 1_000_000 });
+  const url = `${server.url}/graphql`;
   const call = async (query: string, variables: unknown) => {
     const res = await fetch(url, {
       method: 'POST',
@@ -68,7 +51,7 @@ export async function benchLists(db: Database, counts: SeedCounts, runs: number)
       await measure('visits search "skimmer", first 50', runs, () => call(SERVICE_PAGE, { selector: { search: 'skimmer' }, first: 50 })),
     ];
   } finally {
-    server.close();
+    await server.close();
   }
 }
 

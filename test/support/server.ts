@@ -10,6 +10,7 @@ import type { BlobStore } from '../../server/storage/blobs.js';
 import type { Database } from '../../server/storage/db.js';
 import { openLocalBlobStore } from '../../server/storage/local-blobs.js';
 import { fileLinks, type FileLinks } from '../../server/transports/http/file-links.js';
+import { LiveFeed } from '../../server/operations/sync/live-feed.js';
 
 /**
  * A real HTTP server on 127.0.0.1, port 0, over a test store, with helpers to call it.
@@ -29,6 +30,8 @@ export interface TestServerOptions {
   /** Defaults to a local blob store in a new temporary folder, removed on close. */
   blobs: BlobStore;
   links: FileLinks;
+  serviceWindowDays: number;
+  heartbeatMs: number;
 }
 
 export const TEST_FILE_SECRET = 'file-link-secret-for-tests-only-0123456789';
@@ -39,14 +42,19 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const folder = options.blobs ? null : await mkdtemp(path.join(tmpdir(), 'pool-blobs-'));
   const blobs = options.blobs ?? (await openLocalBlobStore(folder!));
   const links = options.links ?? fileLinks(TEST_FILE_SECRET, 3600);
-  const { app } = createApp({
+  const sync = { serviceWindowDays: options.serviceWindowDays ?? 60, heartbeatMs: options.heartbeatMs ?? 15_000, bodyLimitBytes: 32 * 1024 * 1024 };
+  const feed = new LiveFeed(db, sync);
+  await feed.start();
+  const { app, lifecycle } = createApp({
     db,
     blobs,
     links,
+    feed,
     config: {
       platformAdminToken: 'platformAdminToken' in options ? options.platformAdminToken : PLATFORM_ADMIN_TOKEN,
       bodyLimitBytes: options.bodyLimitBytes ?? 100_000,
       files: { maxUploadBytes: options.maxUploadBytes ?? 5 * 1024 * 1024, publicUrl: undefined },
+      sync,
     },
     logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
   });
@@ -60,6 +68,9 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
     blobs,
     links,
     close: async () => {
+      lifecycle.endStreams();
+      await feed.stop();
+      server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
       if (folder) await rm(folder, { recursive: true, force: true });
     },

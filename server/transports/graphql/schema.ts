@@ -8,13 +8,14 @@ import * as lists from './modules/lists.js';
 import * as organization from './modules/organization.js';
 import * as quotes from './modules/quotes.js';
 import * as services from './modules/services.js';
+import * as sync from './modules/sync.js';
 import { DateScalar, DateTimeScalar, JSONScalar } from './scalars.js';
 
 /**
  * The executable schema: the types derived from shared/ plus each module's operations.
  * Modules declare `type Query` / `type Mutation`; makeExecutableSchema merges them.
  */
-const modules = [lists, organization, catalog, customers, quotes, inventory, services];
+const modules = [lists, organization, catalog, customers, quotes, inventory, services, sync];
 
 export function buildGraphQLSchema(): GraphQLSchema {
   return makeExecutableSchema({

@@ -1,0 +1,143 @@
+import {
+  appointmentResource,
+  customerResource,
+  errors,
+  inventoryItemResource,
+  inventoryLocationResource,
+  organizationResource,
+  quoteResource,
+  serviceResource,
+  serviceTypeResource,
+  stockLevelResource,
+  stockMovementResource,
+  type Quote,
+  type ResourceDef,
+  type Role,
+} from '../../../shared/index.js';
+import { appointments } from '../../storage/appointments.js';
+import { customers } from '../../storage/customers.js';
+import type { Queryable } from '../../storage/db.js';
+import { inventoryItems, inventoryLocations, stockLevels, stockMovements } from '../../storage/inventory.js';
+import { organizations } from '../../storage/organizations.js';
+import { quotes } from '../../storage/quotes.js';
+import type { RecordTable } from '../../storage/records.js';
+import { services, serviceTypes } from '../../storage/services.js';
+import { OFFICE_ROLES, type OperationContext } from '../context.js';
+import { isEditable } from '../quote-status.js';
+import { nextQuoteNumber, priceQuote } from '../quotes.js';
+import type { Doc } from './merge.js';
+
+/**
+ * What replicates, and the rules of each collection: who may push, what the server fills in on a
+ * new document, and which rows a device pulls. Eleven collections at most on the device side
+ * (RxDB's open-source limit is 13 per process).
+ */
+export type CollectionKind = 'documents' | 'readonly' | 'ledger';
+
+export interface SyncCollection {
+  name: string;
+  resource: ResourceDef;
+  table: RecordTable<ResourceDef>;
+  kind: CollectionKind;
+  /** Roles whose pushes are applied; others are answered with the server state. */
+  writers: readonly Role[];
+  /** Fills the server's fields of a new document; throws BAD_USER_INPUT when it cannot be accepted. */
+  onInsert?(ctx: OperationContext, tx: Queryable, doc: Doc): Promise<Doc>;
+  /** Checks and completes a merged change; throws BAD_USER_INPUT to refuse it. */
+  onUpdate?(ctx: OperationContext, tx: Queryable, merged: Doc, master: Doc): Promise<Doc>;
+  /** Why this viewer may not change this existing document, or null. */
+  refuse?(ctx: OperationContext, master: Doc): string | null;
+}
+
+const EVERYONE: readonly Role[] = ['ADMIN', 'OFFICE', 'API', 'TECHNICIAN'];
+const table = <R extends ResourceDef>(t: RecordTable<R>) => t as unknown as RecordTable<ResourceDef>;
+
+async function requireRow(tx: Queryable, t: RecordTable<ResourceDef>, orgId: string, id: unknown, what: string) {
+  if (typeof id !== 'string' || !(await t.findById(tx, orgId, id))) {
+    throw errors.badInput(`${what} ${String(id)} was not found`);
+  }
+}
+
+const quoteRules: Pick<SyncCollection, 'onInsert' | 'onUpdate' | 'refuse'> = {
+  async onInsert(ctx, tx, doc) {
+    const orgId = ctx.viewer.orgId;
+    await requireRow(tx, table(customers), orgId, doc.customerId, 'Customer');
+    const { number, defaultTaxId } = await nextQuoteNumber(tx, orgId);
+    const taxId = (doc.taxId as string | null | undefined) ?? defaultTaxId;
+    const priced = await priceQuote(tx, orgId, (doc.lineItems as Quote['lineItems']) ?? [], taxId);
+    return { ...doc, number, taxId, status: 'DRAFT', acceptedAt: null, pdfKey: null, createdById: ctx.viewer.userId, ...priced };
+  },
+  async onUpdate(ctx, tx, merged, master) {
+    const changed = ['title', 'customerId', 'validUntil', 'lineItems', 'taxId', 'notes', 'terms'].some(
+      (f) => JSON.stringify(merged[f] ?? null) !== JSON.stringify(master[f] ?? null),
+    );
+    if (changed && !isEditable(master.status as Quote['status'])) {
+      throw errors.badInput(`Quote ${String(master.number)} is ${String(master.status)}: only DRAFT quotes can be edited`);
+    }
+    if (!changed) return merged;
+    const priced = await priceQuote(tx, ctx.viewer.orgId, merged.lineItems as Quote['lineItems'], merged.taxId as string | null);
+    return { ...merged, ...priced };
+  },
+  refuse(ctx, master) {
+    if (OFFICE_ROLES.includes(ctx.viewer.role) || master.createdById === ctx.viewer.userId) return null;
+    return `a ${ctx.viewer.role} may change only the quotes they created`;
+  },
+};
+
+export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
+  { name: 'organization', resource: organizationResource, table: table(organizations), kind: 'readonly', writers: [] },
+  { name: 'serviceTypes', resource: serviceTypeResource, table: table(serviceTypes), kind: 'readonly', writers: [] },
+  {
+    name: 'customers',
+    resource: customerResource,
+    table: table(customers),
+    kind: 'documents',
+    writers: EVERYONE,
+  },
+  {
+    name: 'appointments',
+    resource: appointmentResource,
+    table: table(appointments),
+    kind: 'documents',
+    writers: OFFICE_ROLES,
+  },
+  {
+    name: 'services',
+    resource: serviceResource,
+    table: table(services),
+    kind: 'documents',
+    writers: EVERYONE,
+    async onInsert(ctx, tx, doc) {
+      if (doc.customerId != null) await requireRow(tx, table(customers), ctx.viewer.orgId, doc.customerId, 'Customer');
+      return { ...doc, dateEmailed: null, dateTexted: null };
+    },
+  },
+  { name: 'quotes', resource: quoteResource, table: table(quotes), kind: 'documents', writers: EVERYONE, ...quoteRules },
+  {
+    name: 'inventoryLocations',
+    resource: inventoryLocationResource,
+    table: table(inventoryLocations),
+    kind: 'documents',
+    writers: OFFICE_ROLES,
+  },
+  {
+    name: 'inventoryItems',
+    resource: inventoryItemResource,
+    table: table(inventoryItems),
+    kind: 'documents',
+    writers: OFFICE_ROLES,
+    async onInsert(_ctx, _tx, doc) {
+      return { ...doc, quantity: 0 };
+    },
+  },
+  { name: 'stockLevels', resource: stockLevelResource, table: table(stockLevels), kind: 'readonly', writers: [] },
+  { name: 'stockMovements', resource: stockMovementResource, table: table(stockMovements), kind: 'ledger', writers: EVERYONE },
+];
+
+const byName = new Map(SYNC_COLLECTIONS.map((c) => [c.name, c]));
+
+export function syncCollection(name: string): SyncCollection {
+  const collection = byName.get(name);
+  if (!collection) throw errors.notFound('Sync collection', name);
+  return collection;
+}

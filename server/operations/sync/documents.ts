@@ -1,0 +1,69 @@
+import type { z } from 'zod';
+import { recordValidator, type FieldKind, type ResourceDef } from '../../../shared/index.js';
+import type { Doc } from './merge.js';
+
+/**
+ * Pushed documents as the server reads them: RxDB's bookkeeping keys dropped, validated against
+ * the shared definition (server-owned fields optional: a device cannot know them), and every
+ * server-owned field, top level or nested (a photo's size), removed or cleared so a device can
+ * never set it.
+ */
+const BOOKKEEPING = ['_deleted', '_meta', '_rev', '_attachments'];
+
+export type ParsedDocument = { ok: true; doc: Doc; deleted: boolean } | { ok: false; reason: string };
+
+const validators = new WeakMap<ResourceDef, z.ZodObject>();
+
+function pushValidator(resource: ResourceDef): z.ZodObject {
+  let validator = validators.get(resource);
+  if (!validator) {
+    const serverOwned = Object.entries(resource.fields)
+      .filter(([, { meta }]) => meta.owner === 'server')
+      .map(([name]) => [name, true] as const);
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any
+    validator = recordValidator(resource).partial(Object.fromEntries(serverOwned) as any);
+    validators.set(resource, validator);
+  }
+  return validator;
+}
+
+export function parseDocument(resource: ResourceDef, raw: unknown): ParsedDocument {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'not an object' };
+  const input = raw as Doc;
+  const deleted = input._deleted === true;
+  const body = Object.fromEntries(Object.entries(input).filter(([k]) => !BOOKKEEPING.includes(k)));
+  const result = pushValidator(resource).safeParse(body);
+  if (!result.success) {
+    const problems = result.error.issues.map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`);
+    return { ok: false, reason: `invalid document: ${problems.slice(0, 5).join('; ')}` };
+  }
+  return { ok: true, doc: withoutServerFields(resource, result.data as Doc), deleted };
+}
+
+function withoutServerFields(resource: ResourceDef, doc: Doc): Doc {
+  const out: Doc = {};
+  for (const [field, value] of Object.entries(doc)) {
+    const meta = resource.fields[field]?.meta;
+    if (!meta || (meta.owner === 'server' && field !== 'id')) continue;
+    out[field] = clearNested(meta.kind, value);
+  }
+  out.id = doc.id;
+  return out;
+}
+
+function clearNested(kind: FieldKind, value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  if (kind.type === 'list') return (value as unknown[]).map((v) => clearNested(kind.of, v));
+  if (kind.type !== 'object') return value;
+  const out: Doc = { ...(value as Doc) };
+  for (const [name, { meta }] of Object.entries(kind.shape.fields)) {
+    if (meta.owner === 'server') out[name] = null;
+    else if (name in out) out[name] = clearNested(meta.kind, out[name]);
+  }
+  return out;
+}
+
+/** A record as a replicated document. */
+export function toDocument(record: object, deleted: boolean): Doc {
+  return { ...record, _deleted: deleted };
+}

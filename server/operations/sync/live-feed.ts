@@ -1,0 +1,143 @@
+import type { Database } from '../../storage/db.js';
+import { currentSeq, readFeed } from '../../storage/change-feed.js';
+import type { OperationContext } from '../context.js';
+import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
+import { toDocument } from './documents.js';
+import type { Doc } from './merge.js';
+import type { Checkpoint, SyncSettings } from './pull.js';
+
+/**
+ * Live fan-out: one LISTEN per server process on 'pool_changes' (the change-feed trigger notifies
+ * "<org> <table>" at commit, from any process). On a notification the feed reads the new rows of
+ * that table once, and hands each subscriber of the organization the ones it may see. A subscriber
+ * is first told RESYNC (the client then pulls from its own checkpoint), so nothing committed
+ * before it subscribed is missed either.
+ */
+export type LiveEvent =
+  | { type: 'RESYNC' }
+  | { type: 'changes'; collection: string; documents: Doc[]; checkpoint: Checkpoint };
+
+interface Subscriber {
+  ctx: OperationContext;
+  collections: Set<string>;
+  send: (event: LiveEvent) => void;
+}
+
+interface OrgFeed {
+  subscribers: Set<Subscriber>;
+  /** Highest _seq read per table, from the moment the first subscriber arrived. */
+  lastSeq: Map<string, number>;
+  /** Tables with a read running, and whether another notification came during it. */
+  reading: Map<string, boolean>;
+}
+
+const byTable = new Map(SYNC_COLLECTIONS.map((c) => [c.resource.table, c]));
+const BATCH = 1000;
+
+export class LiveFeed {
+  private readonly orgs = new Map<string, OrgFeed>();
+  private stopListening: (() => Promise<void>) | null = null;
+
+  constructor(
+    private readonly db: Database,
+    private readonly settings: SyncSettings,
+    private readonly onError: (error: unknown) => void = () => {},
+  ) {}
+
+  async start(): Promise<void> {
+    this.stopListening = await this.db.listen(
+      'pool_changes',
+      (payload) => {
+        const [orgId, table] = payload.split(' ');
+        if (orgId && table) this.changed(orgId, table);
+      },
+      () => this.catchUp(),
+    );
+  }
+
+  async stop(): Promise<void> {
+    await this.stopListening?.();
+    for (const org of this.orgs.values()) org.subscribers.clear();
+    this.orgs.clear();
+  }
+
+  /** Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. */
+  async subscribe(ctx: OperationContext, collections: readonly string[], send: (event: LiveEvent) => void): Promise<() => void> {
+    const orgId = ctx.viewer.orgId;
+    let org = this.orgs.get(orgId);
+    if (!org) {
+      const seq = await currentSeq(this.db);
+      org = this.orgs.get(orgId) ?? { subscribers: new Set(), lastSeq: new Map(), reading: new Map() };
+      for (const c of SYNC_COLLECTIONS) if (!org.lastSeq.has(c.resource.table)) org.lastSeq.set(c.resource.table, seq);
+      this.orgs.set(orgId, org);
+    }
+    const subscriber: Subscriber = { ctx, collections: new Set(collections), send };
+    org.subscribers.add(subscriber);
+    send({ type: 'RESYNC' });
+    return () => {
+      org!.subscribers.delete(subscriber);
+      if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
+    };
+  }
+
+  /** After a lost LISTEN connection: every subscriber re-pulls. */
+  private catchUp(): void {
+    for (const org of this.orgs.values()) for (const s of org.subscribers) s.send({ type: 'RESYNC' });
+  }
+
+  private changed(orgId: string, table: string): void {
+    const org = this.orgs.get(orgId);
+    const collection = byTable.get(table);
+    if (!org || !collection) return;
+    if (org.reading.has(table)) {
+      org.reading.set(table, true);
+      return;
+    }
+    org.reading.set(table, false);
+    void this.read(orgId, org, collection);
+  }
+
+  private async read(orgId: string, org: OrgFeed, collection: SyncCollection): Promise<void> {
+    const table = collection.resource.table;
+    try {
+      for (;;) {
+        const rows = await readFeed<Doc>(this.db, collection.table, orgId, org.lastSeq.get(table) ?? 0, BATCH);
+        if (rows.length) {
+          org.lastSeq.set(table, rows.at(-1)!.seq);
+          this.deliver(org, collection, rows);
+        }
+        if (rows.length === BATCH) continue;
+        if (org.reading.get(table)) {
+          org.reading.set(table, false);
+          continue;
+        }
+        break;
+      }
+    } catch (error) {
+      this.onError(error);
+    } finally {
+      org.reading.delete(table);
+    }
+  }
+
+  private deliver(org: OrgFeed, collection: SyncCollection, rows: { record: Doc; deleted: boolean; seq: number }[]): void {
+    const checkpoint = { seq: rows.at(-1)!.seq };
+    for (const subscriber of org.subscribers) {
+      if (!subscriber.collections.has(collection.name)) continue;
+      const visible = rows.filter((r) => this.visibleTo(subscriber, collection, r.record));
+      subscriber.send({
+        type: 'changes',
+        collection: collection.name,
+        documents: visible.map((r) => toDocument(r.record, r.deleted)),
+        checkpoint,
+      });
+    }
+  }
+
+  /** The technician's window of visits, as the pull applies it. */
+  private visibleTo(subscriber: Subscriber, collection: SyncCollection, record: Doc): boolean {
+    if (collection.name !== 'services' || subscriber.ctx.viewer.role !== 'TECHNICIAN') return true;
+    const at = Date.parse(String(record.startTime ?? record.createdAt));
+    return at >= Date.now() - this.settings.serviceWindowDays * 86_400_000;
+  }
+}

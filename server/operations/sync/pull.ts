@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { readFeed } from '../../storage/change-feed.js';
+import type { OperationContext } from '../context.js';
+import { parseInput } from '../input.js';
+import { syncCollection, type SyncCollection } from './collections.js';
+import { toDocument } from './documents.js';
+import type { Doc } from './merge.js';
+
+/**
+ * Pull: the documents of a collection changed after a checkpoint, oldest change first, with the
+ * checkpoint to continue from. The checkpoint is `{seq}`: the change-feed position of the last
+ * document delivered (0 or absent for a first sync).
+ */
+export interface Checkpoint {
+  seq: number;
+}
+
+export interface PullResult {
+  documents: Doc[];
+  checkpoint: Checkpoint;
+}
+
+export interface SyncSettings {
+  /** Days of past visits a technician's device holds (future visits always). */
+  serviceWindowDays: number;
+}
+
+export const MAX_PULL = 5000;
+const PullInput = z.strictObject({
+  checkpoint: z.coerce.number().int().min(0).default(0),
+  limit: z.coerce.number().int().min(1).max(MAX_PULL).default(1000),
+});
+
+export async function pull(
+  ctx: OperationContext,
+  settings: SyncSettings,
+  name: string,
+  raw: { checkpoint?: unknown; limit?: unknown },
+): Promise<PullResult> {
+  const collection = syncCollection(name);
+  const { checkpoint, limit } = parseInput(PullInput, { checkpoint: raw.checkpoint ?? undefined, limit: raw.limit ?? undefined });
+  const rows = await readFeed(ctx.db, collection.table, ctx.viewer.orgId, checkpoint, limit, scopeOf(ctx, settings, collection));
+  return {
+    documents: rows.map((r) => toDocument(r.record as object, r.deleted)),
+    checkpoint: { seq: rows.at(-1)?.seq ?? checkpoint },
+  };
+}
+
+/** Technicians sync a window of visits: the last N days and everything ahead. */
+export function scopeOf(ctx: OperationContext, settings: SyncSettings, collection: SyncCollection) {
+  if (collection.name !== 'services' || ctx.viewer.role !== 'TECHNICIAN') return undefined;
+  return {
+    sql: `coalesce(t.start_time, t.created_at) >= now() - make_interval(days => $4::int)`,
+    params: [settings.serviceWindowDays],
+  };
+}
+

@@ -1,0 +1,86 @@
+import express, { Router, type RequestHandler, type Response } from 'express';
+import type { Logger } from 'pino';
+import { errors } from '../../../shared/index.js';
+import type { LiveFeed } from '../../operations/sync/live-feed.js';
+import { pull, type SyncSettings } from '../../operations/sync/pull.js';
+import { push } from '../../operations/sync/push.js';
+import { SYNC_COLLECTIONS } from '../../operations/sync/collections.js';
+import { contextOf } from '../http/request-context.js';
+
+/**
+ * The replication endpoint, RxDB's protocol over HTTP:
+ *   GET  /sync/:collection/pull?checkpoint=<seq>&limit=<n>  -> {documents, checkpoint: {seq}}
+ *   POST /sync/:collection/push  [{assumedMasterState, newDocumentState}]  -> [server states]
+ *   GET  /sync/stream?collections=a,b  Server-Sent Events: RESYNC first, then change batches
+ */
+export interface SyncRouteDeps {
+  feed: LiveFeed;
+  settings: SyncSettings & { heartbeatMs: number; bodyLimitBytes: number };
+  logger: Logger;
+}
+
+export interface SyncRoutes {
+  router: Router;
+  /** Ends every open stream (at shutdown), so in-flight requests can finish. */
+  endStreams(): void;
+}
+
+export function syncRoutes(auth: RequestHandler, { feed, settings, logger }: SyncRouteDeps): SyncRoutes {
+  const router = Router();
+  const streams = new Set<Response>();
+
+  router.get('/sync/stream', auth, async (req, res) => {
+    const ctx = contextOf(req);
+    const names = typeof req.query.collections === 'string' ? req.query.collections.split(',').filter(Boolean) : null;
+    const known = new Set(SYNC_COLLECTIONS.map((c) => c.name));
+    const unknown = (names ?? []).filter((n) => !known.has(n));
+    if (unknown.length) throw errors.badInput(`Unknown collections: ${unknown.join(', ')}`);
+    res.writeHead(200, {
+      'content-type': 'text/event-stream; charset=utf-8',
+      'cache-control': 'no-cache, no-transform',
+      connection: 'keep-alive',
+      'x-accel-buffering': 'no',
+    });
+    req.socket.setNoDelay(true);
+    res.write('retry: 1000\n\n');
+    streams.add(res);
+    const unsubscribe = await feed.subscribe(ctx, names ?? [...known], (event) => {
+      res.write(`data: ${JSON.stringify(event)}\n\n`);
+    });
+    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), settings.heartbeatMs);
+    res.on('close', () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      streams.delete(res);
+    });
+  });
+
+  router.get('/sync/:collection/pull', auth, async (req, res) => {
+    const result = await pull(contextOf(req), settings, req.params.collection as string, {
+      checkpoint: req.query.checkpoint,
+      limit: req.query.limit,
+    });
+    res.json(result);
+  });
+
+  router.post('/sync/:collection/push', auth, express.json({ limit: settings.bodyLimitBytes }), async (req, res) => {
+    const ctx = contextOf(req);
+    const collection = req.params.collection as string;
+    const outcome = await push(ctx, collection, req.body);
+    for (const { id, reason } of outcome.refused) {
+      logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push refused a row; answered with the server state');
+    }
+    for (const { id, reason } of outcome.quarantined) {
+      logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push quarantined a document; answered with a tombstone');
+    }
+    res.json(outcome.conflicts);
+  });
+
+  return {
+    router,
+    endStreams: () => {
+      for (const res of streams) res.end();
+      streams.clear();
+    },
+  };
+}
