@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Database } from '../../server/storage/db.js';
 import { openStore } from '../../server/storage/open.js';
 import { benchLists, printTimings } from './lists.js';
+import { benchSync } from './sync.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -48,6 +49,14 @@ async function onPostgres(url: string): Promise<void> {
   }
 }
 
-await onPglite();
-if (postgresUrl) await onPostgres(postgresUrl);
-else console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');
+/** BENCH_ONLY=lists or BENCH_ONLY=sync runs one part. */
+const only = process.env.BENCH_ONLY;
+if (only !== 'sync') {
+  await onPglite();
+  if (postgresUrl) await onPostgres(postgresUrl);
+}
+if (only !== 'lists') {
+  await benchSync('pglite');
+  if (postgresUrl) await benchSync('postgres', postgresUrl);
+}
+if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

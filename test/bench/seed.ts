@@ -9,6 +9,10 @@ import type { Queryable } from '../../server/storage/db.js';
 export interface SeedCounts {
   customers: number;
   services: number;
+  /** Inventory items (spread over 5 locations), default 0. */
+  items?: number;
+  /** Pad every visit's notes to about this many characters (a ~1 KB visit needs ~600), default none. */
+  noteLength?: number;
 }
 
 const FIRST = ['James', 'Mary', 'John', 'Patricia', 'Robert', 'Jennifer', 'Michael', 'Linda', 'David', 'Elizabeth',
@@ -31,6 +35,7 @@ const TAGS = ['weekly', 'biweekly', 'vip', 'salt', 'commercial', 'gate-code', 'd
 
 /** The technicians visits are assigned to (user ids). */
 export const SEED_TECHNICIANS = Array.from({ length: 12 }, (_, i) => `tech-${String(i + 1).padStart(2, '0')}`);
+const NOTES = ['Cleaned filter', 'Brushed walls and steps', 'Replaced skimmer basket', 'Added salt', 'Pump noisy, check bearings'];
 const TYPES = ['type-weekly', 'type-filter', 'type-acid-wash', 'type-repair', 'type-green-to-clean'];
 
 const sqlArray = (values: readonly string[]) => `array[${values.map((v) => `'${v.replace(/'/g, "''")}'`).join(',')}]`;
@@ -72,13 +77,29 @@ export async function seedOrganizationData(q: Queryable, orgId: string, counts: 
        ${pick(['NOT_BILLED', 'READY', 'INVOICED'], 'i')}, case when i % 50 = 0 then 'FOLLOW_UP' end,
        ${pick(['YES', 'NO', 'PARTIAL'], 'i')}, ${pick(['LOW', 'NORMAL', 'HIGH'], 'i / 3')},
        ${pick(['CLEAR', 'CLOUDY', 'GREEN'], 'i / 11')}, ${pick(['BLUE', 'GREEN', 'CLEAR'], 'i / 13')},
-       case when i % 3 = 0 then ${pick(['Cleaned filter', 'Brushed walls and steps', 'Replaced skimmer basket', 'Added salt', 'Pump noisy, check bearings'], 'i')} end,
+       case when $4::int > 0
+         then left(${pick(NOTES, 'i')} || repeat('. Skimmed surface, brushed tile line, emptied baskets, checked pressure', $4::int / 70 + 1), $4::int)
+         when i % 3 = 0 then ${pick(NOTES, 'i')} end,
        '[]'::jsonb,
        jsonb_build_object('freeChlorine', 1 + (i % 40) / 10.0, 'ph', 7 + (i % 8) / 10.0),
        case when i % 2 = 0 then timestamptz '2025-01-01 09:00:00+00' + make_interval(secs => i * (63072000.0 / $2::int)) end
      from generate_series(1, $2::bigint) i`,
-    [orgId, counts.services, counts.customers],
+    [orgId, counts.services, counts.customers, counts.noteLength ?? 0],
   );
+  if (counts.items) {
+    await q.query(
+      `insert into inventory_locations (org_id, id, name, address)
+       select $1, 'loc-' || i, 'Truck ' || i, null from generate_series(1, 5) i`,
+      [orgId],
+    );
+    await q.query(
+      `insert into inventory_items (org_id, id, name, sku, category, unit_price, quantity, reorder_point, location_id, is_active)
+       select $1, 'item-' || lpad(i::text, 5, '0'), 'Item ' || i, 'SKU-' || i,
+         ${pick(['CHEMICAL', 'EQUIPMENT', 'PARTS', 'SUPPLIES'], 'i')}, 1 + (i % 90), 0, 5, 'loc-' || (1 + i % 5), true
+       from generate_series(1, $2::bigint) i`,
+      [orgId, counts.items],
+    );
+  }
   await q.query('analyze customers');
   await q.query('analyze services');
 }

@@ -1,0 +1,201 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import type { ChildProcess } from 'node:child_process';
+import pg from 'pg';
+import { filter, firstValueFrom } from 'rxjs';
+import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
+import { createReplicaDatabase } from '../../client-sdk/replica/database.js';
+import { replicateCollection } from '../../client-sdk/replication/replicate.js';
+import { LiveStream } from '../../client-sdk/replication/stream.js';
+import { issueToken } from '../../server/operations/auth.js';
+import { provisionOrganization } from '../../server/operations/organization.js';
+import { openStore } from '../../server/storage/open.js';
+import { spawnTs, waitForOutput } from '../support/child.js';
+import { seedOrganizationData } from './seed.js';
+
+/**
+ * Issue 5's sync benchmark. The server runs in its own process (as in production) over a seeded
+ * store: 50,000 visits of about 1 KB, 5,000 customers, 500 items. This process is the device:
+ * RxDB memory replicas replicating with replicateRxCollection.
+ */
+const VISITS = Number(process.env.BENCH_VISITS ?? 50_000);
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
+
+interface RunningServer {
+  url: string;
+  token: string;
+  officeToken: string;
+  child: ChildProcess;
+  peakRssMb(): Promise<number>;
+  stop(): Promise<void>;
+}
+
+/** Seeds a store, then starts `server/main.ts` on it in a child process. */
+async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: string): Promise<RunningServer> {
+  const folder = await mkdtemp(path.join(tmpdir(), 'bench-sync-'));
+  let databaseUrl: string | undefined;
+  let dropDatabase = async () => {};
+  if (engine === 'postgres') {
+    const name = `pool_bench_sync_${randomBytes(4).toString('hex')}`;
+    const admin = new pg.Client({ connectionString: postgresUrl });
+    await admin.connect();
+    await admin.query(`create database ${name}`);
+    await admin.end();
+    const target = new URL(postgresUrl!);
+    target.pathname = `/${name}`;
+    databaseUrl = target.toString();
+    dropDatabase = async () => {
+      const c = new pg.Client({ connectionString: postgresUrl });
+      await c.connect();
+      await c.query(`drop database if exists ${name} with (force)`);
+      await c.end();
+    };
+  }
+  const db = await openStore({ databaseUrl, dataDir: path.join(folder, 'data') });
+  const { organization, token: officeToken } = await provisionOrganization(db, { name: 'Sync Bench' });
+  const { token } = await issueToken(db, organization.id, { name: 'Bench device', role: 'OFFICE' });
+  const start = performance.now();
+  await seedOrganizationData(db, organization.id, { customers: 5000, services: VISITS, items: 500, noteLength: 600 });
+  console.log(`seeded ${VISITS} visits, 5000 customers, 500 items in ${((performance.now() - start) / 1000).toFixed(1)} s`);
+  await db.close();
+
+  const child = spawnTs('server/main.ts', [], {
+    PORT: '0',
+    DATA_DIR: path.join(folder, 'data'),
+    SEED_DEMO_ORG: 'false',
+    LOG_LEVEL: 'warn',
+    ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
+  });
+  const output = await waitForOutput(child, /listening on (http:\/\/\S+)/, 120_000);
+  const url = /listening on (http:\/\/\S+)/.exec(output)![1]!;
+  return {
+    url,
+    token,
+    officeToken,
+    child,
+    peakRssMb: async () => {
+      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
+      return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
+    },
+    stop: async () => {
+      child.kill('SIGTERM');
+      await new Promise((r) => child.once('close', r));
+      await dropDatabase();
+      await rm(folder, { recursive: true, force: true });
+    },
+  };
+}
+
+async function replica(server: RunningServer, collections: string[], token = server.token) {
+  const endpoint = { baseUrl: server.url, token };
+  const db = await createReplicaDatabase(`bench${randomBytes(4).toString('hex')}`, getRxStorageMemory());
+  const stream = new LiveStream(endpoint, { collections });
+  const replications = collections.map((name) =>
+    replicateCollection(db.collections[name]!, { endpoint, stream, identifier: 'bench', pullBatchSize: 5000, pushBatchSize: 1000 }),
+  );
+  stream.start();
+  return {
+    db,
+    replications,
+    inSync: () => Promise.all(replications.map((r) => r.awaitInSync())),
+    close: async () => {
+      stream.close();
+      await Promise.all(replications.map((r) => r.cancel()));
+      await db.close();
+    },
+  };
+}
+
+async function initialSync(server: RunningServer): Promise<number> {
+  const start = performance.now();
+  const r = await replica(server, ['services']);
+  await r.inSync();
+  const seconds = (performance.now() - start) / 1000;
+  const count = await r.db.collections.services!.count().exec();
+  await r.close();
+  if (count !== VISITS) throw new Error(`initial sync delivered ${count} of ${VISITS} visits`);
+  return seconds;
+}
+
+async function pushOffline(server: RunningServer): Promise<number> {
+  const r = await replica(server, ['services']);
+  await r.inSync();
+  await Promise.all(r.replications.map((x) => x.pause()));
+  const visits = r.db.collections.services!;
+  const now = new Date().toISOString();
+  await visits.bulkInsert(
+    Array.from({ length: 1000 }, (_, i) => ({ id: `offline-${randomBytes(6).toString('hex')}-${i}`, notes: 'offline visit', photos: [], createdAt: now, updatedAt: now })),
+  );
+  const some = await visits.find({ limit: 1000 }).exec();
+  await Promise.all(some.slice(0, 1000).map((d) => d.incrementalPatch({ waterLevel: 'HIGH', notes: `edited ${d.id}` })));
+  const start = performance.now();
+  await Promise.all(r.replications.map((x) => x.start()));
+  await r.inSync();
+  const seconds = (performance.now() - start) / 1000;
+  await r.close();
+  return seconds;
+}
+
+/** Push through the API one visit every 20 ms; time until each is visible in a subscribed replica. */
+async function liveLatency(server: RunningServer, idleSubscribers: number): Promise<{ p50: number; p99: number; missed: number }> {
+  const idle: LiveStream[] = [];
+  for (let i = 0; i < idleSubscribers; i++) {
+    const s = new LiveStream({ baseUrl: server.url, token: server.officeToken }, { collections: ['services'] });
+    s.start();
+    idle.push(s);
+  }
+  const r = await replica(server, ['services']);
+  await r.inSync();
+  await sleep(200);
+  const visits = r.db.collections.services!;
+  const latencies: number[] = [];
+  const pending: Promise<void>[] = [];
+  for (let i = 0; i < 200; i++) {
+    const id = `live-${randomBytes(6).toString('hex')}`;
+    const seen = firstValueFrom(visits.findOne(id).$.pipe(filter((d) => d !== null)));
+    const sent = performance.now();
+    await fetch(`${server.url}/sync/services/push`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${server.officeToken}`, 'content-type': 'application/json' },
+      body: JSON.stringify([{ newDocumentState: { id, notes: 'live', photos: [] } }]),
+    });
+    pending.push(
+      Promise.race([seen.then(() => void latencies.push(performance.now() - sent)), sleep(5000)]).then(() => {}),
+    );
+    await sleep(20);
+  }
+  await Promise.all(pending);
+  await r.close();
+  for (const s of idle) s.close();
+  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), missed: 200 - latencies.length };
+}
+
+export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: string): Promise<void> {
+  const server = await startSeededServer(engine, postgresUrl);
+  try {
+    const initial: number[] = [];
+    for (let i = 0; i < 3; i++) initial.push(await initialSync(server));
+    const serverRssAfterInitial = await server.peakRssMb();
+    const pushes: number[] = [];
+    for (let i = 0; i < 3; i++) pushes.push(await pushOffline(server));
+    const live = await liveLatency(server, 0);
+    const liveIdle = await liveLatency(server, 100);
+    const serverRss = await server.peakRssMb();
+    const clientRss = process.resourceUsage().maxRSS / 1024;
+    console.log(`\nSync on ${engine === 'pglite' ? 'PGlite (server process, folder store)' : 'PostgreSQL'}`);
+    console.log('| measure | result |');
+    console.log('|---|---|');
+    console.log(`| initial sync of ${VISITS} visits (median of 3) | ${median(initial).toFixed(2)} s (${Math.round(VISITS / median(initial))} docs/s; runs ${initial.map((s) => s.toFixed(2)).join(', ')}) |`);
+    console.log(`| push of 1,000 new + 1,000 edited visits (median of 3) | ${median(pushes).toFixed(2)} s (runs ${pushes.map((s) => s.toFixed(2)).join(', ')}) |`);
+    console.log(`| live latency, push sent -> visible in replica, 200 writes 20 ms apart | p50 ${live.p50.toFixed(1)} ms, p99 ${live.p99.toFixed(1)} ms, missed ${live.missed} |`);
+    console.log(`| same with 100 idle subscribers attached | p50 ${liveIdle.p50.toFixed(1)} ms, p99 ${liveIdle.p99.toFixed(1)} ms, missed ${liveIdle.missed} |`);
+    console.log(`| server peak RSS (during initial syncs / whole run) | ${serverRssAfterInitial.toFixed(0)} MB / ${serverRss.toFixed(0)} MB |`);
+    console.log(`| device (bench) process peak RSS | ${clientRss.toFixed(0)} MB |`);
+  } finally {
+    await server.stop();
+  }
+}
