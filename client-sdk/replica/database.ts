@@ -1,20 +1,30 @@
 import { createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { replicatedResources, rxSchemaOf } from '../../shared/index.js';
+import { PHOTO_QUEUE, photoQueueSchema } from '../uploads/photo-queue.js';
 
 /**
- * The device replica: one RxDB collection per replicated resource, its schema derived from
- * shared/ (ten collections, under RxDB's open-source limit of 13 per process).
+ * The device replica: one RxDB collection per replicated resource (schemas derived from shared/),
+ * plus the local photo upload queue. Eleven collections at most, under RxDB's open-source limit
+ * of 13 per process; a client may open fewer (`collections`).
  */
 export type ReplicaCollections = Record<string, RxCollection>;
 export type ReplicaDatabase = RxDatabase<ReplicaCollections>;
 
-export async function createReplicaDatabase(name: string, storage: RxStorage<unknown, unknown>): Promise<ReplicaDatabase> {
-  const db = await createRxDatabase<ReplicaCollections>({ name, storage, multiInstance: false, closeDuplicates: true });
-  await db.addCollections(
-    Object.fromEntries(replicatedResources.map((r) => [r.collection!, { schema: rxSchemaOf(r) as never }])),
-  );
-  return db;
-}
-
 /** The replicated collection names, in dependency order. */
 export const COLLECTION_NAMES = replicatedResources.map((r) => r.collection!);
+
+export async function createReplicaDatabase(
+  name: string,
+  storage: RxStorage<unknown, unknown>,
+  collections: readonly string[] = COLLECTION_NAMES,
+): Promise<ReplicaDatabase> {
+  const unknown = collections.filter((c) => !COLLECTION_NAMES.includes(c));
+  if (unknown.length) throw new Error(`Unknown collections: ${unknown.join(', ')}`);
+  const db = await createRxDatabase<ReplicaCollections>({ name, storage, multiInstance: false, closeDuplicates: true });
+  const wanted = replicatedResources.filter((r) => collections.includes(r.collection!));
+  await db.addCollections({
+    ...Object.fromEntries(wanted.map((r) => [r.collection!, { schema: rxSchemaOf(r) as never }])),
+    [PHOTO_QUEUE]: { schema: photoQueueSchema as never },
+  });
+  return db;
+}

@@ -18,6 +18,15 @@ export interface ReplicateOptions {
   pullBatchSize?: number;
   pushBatchSize?: number;
   retryTime?: number;
+  /** Told of every handler call, for the client's status. */
+  observer?: ReplicationObserver;
+}
+
+export interface ReplicationObserver {
+  pulled?(collection: string): void;
+  /** `answered` are the server states the device must adopt (merged or refused rows). */
+  pushed?(collection: string, sent: unknown[], answered: unknown[]): void;
+  failed?(collection: string, error: unknown): void;
 }
 
 export function replicateCollection(collection: RxCollection, options: ReplicateOptions): RxReplicationState<unknown, Checkpoint> {
@@ -31,14 +40,34 @@ export function replicateCollection(collection: RxCollection, options: Replicate
     autoStart: true,
     pull: {
       batchSize: options.pullBatchSize ?? 1000,
-      handler: (checkpoint, batchSize) => pullBatch(options.endpoint, name, checkpoint, batchSize),
+      handler: (checkpoint, batchSize) =>
+        observe(options.observer, name, pullBatch(options.endpoint, name, checkpoint, batchSize), (o) => o.pulled?.(name)),
       stream$: options.stream.events(name) as never,
     },
     push: READ_ONLY_COLLECTIONS.has(name)
       ? undefined
       : {
           batchSize: options.pushBatchSize ?? 200,
-          handler: (rows) => pushRows(options.endpoint, name, rows),
+          handler: (rows) =>
+            observe(options.observer, name, pushRows(options.endpoint, name, rows), (o, answered) =>
+              o.pushed?.(name, rows.map((r) => r.newDocumentState), answered as unknown[]),
+            ),
         },
   });
+}
+
+async function observe<T>(
+  observer: ReplicationObserver | undefined,
+  name: string,
+  call: Promise<T>,
+  done: (observer: ReplicationObserver, result: T) => void,
+): Promise<T> {
+  try {
+    const result = await call;
+    if (observer) done(observer, result);
+    return result;
+  } catch (error) {
+    observer?.failed?.(name, error);
+    throw error;
+  }
 }

@@ -1,0 +1,76 @@
+import { serviceResource, type Service } from '../../shared/index.js';
+import { badInput, notFound } from '../errors.js';
+import type { ReplicaDatabase } from '../replica/database.js';
+import { bytesToBase64, PHOTO_QUEUE } from '../uploads/photo-queue.js';
+import { assertValid, newId, nowIso } from './validate.js';
+
+/** Visits: recorded and edited on the device first; photos queued for upload. */
+export type VisitInput = Partial<Omit<Service, 'id' | 'createdAt' | 'updatedAt' | 'photos' | 'chemicalReadings'>> & {
+  /** Chemical readings; any field left out is recorded as not measured (null). */
+  readings?: Partial<NonNullable<Service['chemicalReadings']>> | null;
+};
+
+const READING_FIELDS = Object.keys(
+  (serviceResource.fields.chemicalReadings.meta.kind as { shape: { fields: object } }).shape.fields,
+);
+
+function readingsOf(input: VisitInput['readings']): Service['chemicalReadings'] {
+  if (input == null) return null;
+  const unknown = Object.keys(input).filter((k) => !READING_FIELDS.includes(k));
+  if (unknown.length) throw badInput(`recordVisit: unknown readings ${unknown.join(', ')}`);
+  return Object.fromEntries(READING_FIELDS.map((k) => [k, (input as Record<string, unknown>)[k] ?? null])) as Service['chemicalReadings'];
+}
+
+export async function recordVisit(db: ReplicaDatabase, input: VisitInput): Promise<Service> {
+  const { readings, ...fields } = input;
+  const now = nowIso();
+  const doc = { ...fields, id: newId(), photos: [], chemicalReadings: readingsOf(readings), createdAt: now, updatedAt: now };
+  assertValid(serviceResource, doc, 'recordVisit');
+  if (doc.customerId && db.collections.customers && !(await db.collections.customers.findOne(doc.customerId).exec())) {
+    throw notFound('Customer', doc.customerId);
+  }
+  await db.collections.services!.insert(doc);
+  return doc as Service;
+}
+
+export async function updateVisit(db: ReplicaDatabase, id: string, patch: VisitInput): Promise<Service> {
+  const visit = await db.collections.services!.findOne(id).exec();
+  if (!visit) throw notFound('Visit', id);
+  const { readings, ...fields } = patch;
+  const current = visit.toJSON() as Service;
+  const next = {
+    ...current,
+    ...fields,
+    ...(readings !== undefined ? { chemicalReadings: readings === null ? null : { ...readingsOf({ ...current.chemicalReadings, ...readings }) } } : {}),
+    updatedAt: nowIso(),
+  };
+  assertValid(serviceResource, next as Record<string, unknown>, 'updateVisit');
+  await visit.incrementalPatch(Object.fromEntries(Object.entries(next).filter(([k]) => k !== 'id')));
+  return next as Service;
+}
+
+export type PhotoBytes = Uint8Array | ArrayBuffer | Blob;
+
+/** Adds a photo to a visit and queues its bytes; returns the photo id. */
+export async function addVisitPhoto(db: ReplicaDatabase, visitId: string, bytes: PhotoBytes, caption: string | null = null): Promise<string> {
+  const visit = await db.collections.services!.findOne(visitId).exec();
+  if (!visit) throw notFound('Visit', visitId);
+  const data = bytes instanceof Blob ? new Uint8Array(await bytes.arrayBuffer()) : bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
+  if (data.length === 0) throw badInput('addVisitPhoto: the photo is empty');
+  if (caption !== null && (typeof caption !== 'string' || caption.length > 2000)) throw badInput('addVisitPhoto: caption must be text of at most 2000 characters');
+  const id = newId();
+  const takenAt = nowIso();
+  await db.collections[PHOTO_QUEUE]!.insert({
+    id,
+    parent: 'services',
+    parentId: visitId,
+    caption,
+    contentType: bytes instanceof Blob && bytes.type ? bytes.type : 'application/octet-stream',
+    data: bytesToBase64(data),
+    queuedAt: takenAt,
+    failure: null,
+  });
+  const photos = [...((visit.toJSON() as Service).photos ?? []), { id, url: null, caption, contentType: null, size: null, takenAt }];
+  await visit.incrementalPatch({ photos, updatedAt: takenAt });
+  return id;
+}

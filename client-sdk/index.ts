@@ -1,0 +1,9 @@
+/**
+ * The public surface of the client SDK: `createPoolClient(...)`. Works in Node and in browsers.
+ */
+export { createPoolClient, type PoolClient, type PoolClientOptions } from './client.js';
+export type { SyncStatus, MergedChange } from './status.js';
+export { PoolClientError } from './errors.js';
+export type { VisitInput, PhotoBytes } from './actions/visits.js';
+export type { QuoteInput } from './actions/quotes.js';
+export { COLLECTION_NAMES } from './replica/database.js';

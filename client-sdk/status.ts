@@ -1,0 +1,71 @@
+import { BehaviorSubject, Subject } from 'rxjs';
+
+/**
+ * What the app shows about sync. Network trouble is reported here, never thrown.
+ */
+export interface SyncStatus {
+  /** The live stream is connected and the last request reached the server. */
+  online: boolean;
+  /** Local changes made through the client's actions since it started, not yet accepted by the server. */
+  pendingPushes: number;
+  /** Photos waiting for upload (refused ones excluded). */
+  pendingPhotoUploads: number;
+  /** When a pull or push last succeeded. */
+  lastSyncedAt: string | null;
+  /** The last failure, cleared by the next success. */
+  lastError: string | null;
+}
+
+/** A server answer that differs from what the device sent: the server's merge result, adopted. */
+export interface MergedChange {
+  collection: string;
+  id: string;
+  sent: unknown;
+  server: unknown;
+}
+
+export class StatusTracker {
+  readonly status$ = new BehaviorSubject<SyncStatus>({
+    online: false,
+    pendingPushes: 0,
+    pendingPhotoUploads: 0,
+    lastSyncedAt: null,
+    lastError: null,
+  });
+  readonly conflicts$ = new Subject<MergedChange>();
+  private readonly pending = new Set<string>();
+
+  update(patch: Partial<SyncStatus>): void {
+    const next = { ...this.status$.value, ...patch };
+    if (JSON.stringify(next) !== JSON.stringify(this.status$.value)) this.status$.next(next);
+  }
+
+  wrote(collection: string, id: string): void {
+    this.pending.add(`${collection}/${id}`);
+    this.update({ pendingPushes: this.pending.size });
+  }
+
+  succeeded(): void {
+    this.update({ online: true, lastSyncedAt: new Date().toISOString(), lastError: null });
+  }
+
+  failed(error: unknown): void {
+    this.update({ online: false, lastError: error instanceof Error ? error.message : String(error) });
+  }
+
+  pushed(collection: string, sent: unknown[], answered: unknown[]): void {
+    for (const doc of sent) this.pending.delete(`${collection}/${(doc as { id: string }).id}`);
+    const byId = new Map(sent.map((d) => [(d as { id: string }).id, d]));
+    for (const doc of answered) {
+      const id = (doc as { id: string }).id;
+      this.conflicts$.next({ collection, id, sent: byId.get(id), server: doc });
+    }
+    this.update({ pendingPushes: this.pending.size });
+    this.succeeded();
+  }
+
+  close(): void {
+    this.status$.complete();
+    this.conflicts$.complete();
+  }
+}

@@ -1,0 +1,232 @@
+import { firstValueFrom } from 'rxjs';
+import { filter } from 'rxjs/operators';
+import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPoolClient, PoolClientError, type PoolClient } from '../client-sdk/index.js';
+import { sampleFiles } from './fixtures/files.js';
+import { caller, ok, tokenFor } from './support/api.js';
+import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
+import { openTestStore, type TestStore } from './support/engines.js';
+import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { pullAll } from './support/sync.js';
+
+/**
+ * The client SDK against a real running server, through a proxy that fails like a field network.
+ * Several clients live in this one process, so each opens only the collections it needs (RxDB's
+ * open-source edition allows 13 per process).
+ */
+const DEVICE = ['services', 'customers', 'stockMovements', 'inventoryItems', 'inventoryLocations', 'stockLevels'];
+
+describe('client SDK', () => {
+  let store: TestStore;
+  let server: TestServer;
+  let proxy: FaultProxy;
+  let office: string;
+  let orgId: string;
+  let tech: string;
+  let gql: ReturnType<typeof caller>;
+  let customerId: string;
+  let locationId: string;
+  let itemId: string;
+  const open: PoolClient[] = [];
+
+  beforeAll(async () => {
+    store = await openTestStore('pglite');
+    server = await startTestServer(store.db);
+    proxy = await startFaultProxy(server.url);
+    const created = await newOrganization(store.db, 'SDK Pools');
+    office = created.token;
+    orgId = created.org.id;
+    gql = caller(server, office);
+    tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
+    customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Dee", lastName: "Vice"}) { id } }`)).createCustomer.id;
+    locationId = ok(await gql(`mutation { createInventoryLocation(input: {name: "Truck 1"}) { id } }`)).createInventoryLocation.id;
+    itemId = ok(await gql(`mutation($l: ID) { createInventoryItem(input: {name: "Chlorine", category: CHEMICAL, unitPrice: 5, locationId: $l, quantity: 100}) { id } }`, { l: locationId })).createInventoryItem.id;
+  });
+  afterEach(async () => {
+    proxy.setMode('pass');
+    while (open.length) await open.pop()!.close();
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.close();
+    await store?.drop();
+  });
+
+  async function client(options: Partial<Parameters<typeof createPoolClient>[0]> = {}) {
+    const c = await createPoolClient({ baseUrl: proxy.url, token: tech, collections: DEVICE, retryMs: 100, name: `c${Math.random().toString(36).slice(2)}`, ...options });
+    open.push(c);
+    return c;
+  }
+  const close = async (c: PoolClient) => {
+    open.splice(open.indexOf(c), 1);
+    await c.close();
+  };
+  const itemQuantity = async () => ok(await gql(`query($id: ID!) { inventoryItem(selector: {id: $id}) { quantity } }`, { id: itemId })).inventoryItem.quantity as number;
+  const serverVisits = async () => (await pullAll(server, office, 'services')).documents.filter((d: any) => !d._deleted);
+  const photoObjects = async () => {
+    const keys: string[] = [];
+    for (const v of await serverVisits()) for (const p of v.photos) if (p.size != null) keys.push(p.id);
+    return keys;
+  };
+
+  it('offline for a day: 50 visits, 20 stock uses and 10 photos survive a restart and arrive exactly once', async () => {
+    const storage = getRxStorageMemory();
+    const name = 'technician-phone';
+    const before = { visits: (await serverVisits()).length, quantity: await itemQuantity() };
+    const first = await client({ storage, name });
+    first.sync.start();
+    await first.sync.awaitInSync();
+    expect(await first.db.collections.inventoryItems!.findOne(itemId).exec()).not.toBeNull();
+
+    proxy.setMode('refuse');
+    await firstValueFrom(first.sync.status$.pipe(filter((s) => !s.online)));
+    const visits = [];
+    for (let i = 0; i < 50; i++) {
+      visits.push(await first.recordVisit({ customerId, notes: `visit ${i}`, readings: { freeChlorine: 1 + i / 10, ph: 7.2, totalAlkalinity: 90 + i } }));
+    }
+    for (let i = 0; i < 20; i++) await first.useStock(itemId, locationId, 1, visits[i]!.id);
+    const photos = new Map<string, Buffer>();
+    for (let i = 0; i < 10; i++) {
+      const bytes = sampleFiles.jpeg(3000 + i);
+      photos.set(await first.addVisitPhoto(visits[i]!.id, bytes, `photo ${i}`), bytes);
+    }
+    const offline = await firstValueFrom(first.sync.status$);
+    expect(offline).toMatchObject({ online: false, pendingPhotoUploads: 10 });
+    expect(offline.pendingPushes).toBeGreaterThanOrEqual(70);
+    await close(first); // the app is killed
+
+    const again = await client({ storage, name });
+    expect(await again.db.collections.services!.count().exec()).toBeGreaterThanOrEqual(50);
+    proxy.setMode('pass');
+    again.sync.start();
+    await again.sync.awaitInSync();
+    await new Promise((r) => setTimeout(r, 300));
+    await again.sync.awaitInSync();
+
+    const mine = (await serverVisits()).filter((v: any) => visits.some((x) => x.id === v.id));
+    expect(mine).toHaveLength(50);
+    expect((await serverVisits()).length).toBe(before.visits + 50);
+    expect(mine.find((v: any) => v.id === visits[7]!.id).chemicalReadings).toMatchObject({ freeChlorine: 1.7, ph: 7.2, totalAlkalinity: 97 });
+    expect(await itemQuantity()).toBe(before.quantity - 20);
+    expect((await photoObjects()).sort()).toEqual([...photos.keys()].sort());
+    for (const [id, bytes] of photos) {
+      const visit = mine.find((v: any) => v.photos.some((p: any) => p.id === id));
+      const blob = await server.blobs.get(`org/${orgId}/services/${visit.id}/photos/${id}`);
+      const chunks: Buffer[] = [];
+      for await (const c of blob!.body) chunks.push(Buffer.from(c));
+      expect(Buffer.concat(chunks).equals(bytes)).toBe(true);
+    }
+    expect(await again.db.collections.photoUploads!.count().exec()).toBe(0);
+    expect(await firstValueFrom(again.sync.status$)).toMatchObject({ online: true, pendingPushes: 0, pendingPhotoUploads: 0, lastError: null });
+  });
+
+  it('faults at each step (refused, answer lost after commit, upload cut mid-body) lose nothing and double nothing', async () => {
+    const device = await client();
+    device.sync.start();
+    await device.sync.awaitInSync();
+    const before = { visits: (await serverVisits()).length, quantity: await itemQuantity(), photos: (await photoObjects()).length };
+
+    proxy.setMode('cut-responses');
+    const made = [];
+    for (let i = 0; i < 5; i++) made.push(await device.recordVisit({ customerId, notes: `lossy ${i}` }));
+    for (let i = 0; i < 3; i++) await device.useStock(itemId, locationId, 1, made[i]!.id);
+    await new Promise((r) => setTimeout(r, 1500)); // pushes reach the server; their answers are lost
+    proxy.setMode('cut-uploads');
+    await device.addVisitPhoto(made[0]!.id, sampleFiles.png(40_000), 'cut upload');
+    await new Promise((r) => setTimeout(r, 1000));
+    proxy.setMode('pass');
+    await device.sync.awaitInSync();
+    await new Promise((r) => setTimeout(r, 300));
+    await device.sync.awaitInSync();
+
+    expect((await serverVisits()).length).toBe(before.visits + 5);
+    expect(await itemQuantity()).toBe(before.quantity - 3);
+    expect((await photoObjects()).length).toBe(before.photos + 1);
+    const visit = (await serverVisits()).find((v: any) => v.id === made[0]!.id);
+    expect(visit.photos).toHaveLength(1);
+  });
+
+  it('two devices and the office: both edits merge, both stock uses count, the clash is logged, all replicas equal the server', async () => {
+    const visitId = ok(await gql(`mutation($c: ID) { createService(input: {customerId: $c, notes: "scheduled"}) { id } }`, { c: customerId })).createService.id;
+    const quantity = await itemQuantity();
+    const few = ['services', 'stockMovements', 'inventoryItems', 'inventoryLocations'];
+    const a = await client({ collections: few });
+    const proxyB = await startFaultProxy(server.url);
+    const b = await client({ collections: few, baseUrl: proxyB.url, token: (await tokenFor(server, office, 'TECHNICIAN')).token });
+    const officeClient = await client({ collections: ['services'], baseUrl: server.url, token: office });
+    try {
+      for (const c of [a, b, officeClient]) c.sync.start();
+      await Promise.all([a, b, officeClient].map((c) => c.sync.awaitInSync()));
+      proxy.setMode('refuse');
+      proxyB.setMode('refuse');
+      await a.updateVisit(visitId, { notes: 'A: cleaned filter', waterLevel: 'LOW' });
+      await b.updateVisit(visitId, { notes: 'B: shocked pool', waterColor: 'GREEN' });
+      await a.useStock(itemId, locationId, 2, visitId);
+      await b.useStock(itemId, locationId, 2, visitId);
+      const merged: unknown[] = [];
+      b.conflicts$.subscribe((c) => merged.push(c));
+      proxy.setMode('pass');
+      await a.sync.awaitInSync();
+      proxyB.setMode('pass');
+      await b.sync.awaitInSync();
+      await new Promise((r) => setTimeout(r, 500));
+      await Promise.all([a, b, officeClient].map((c) => c.sync.awaitInSync()));
+
+      const server_ = (await serverVisits()).find((v: any) => v.id === visitId);
+      expect(server_).toMatchObject({ waterLevel: 'LOW', waterColor: 'GREEN', notes: 'B: shocked pool' });
+      for (const c of [a, b, officeClient]) {
+        const { _deleted, ...expected } = server_;
+        expect((await c.db.collections.services!.findOne(visitId).exec())!.toJSON()).toEqual(expected);
+      }
+      expect(await itemQuantity()).toBe(quantity - 4);
+      const log = ok(await gql(`query($id: ID) { syncConflicts(filter: {documentId: $id}) { edges { node { field keptValue lostValue } } } }`, { id: visitId })).syncConflicts.edges.map((e: any) => e.node);
+      expect(log).toEqual([{ field: 'notes', keptValue: 'B: shocked pool', lostValue: 'A: cleaned filter' }]);
+      expect(merged.length).toBeGreaterThan(0);
+    } finally {
+      await proxyB.close();
+    }
+  });
+
+  it('the office sees a device’s visit arrive through the live stream, without polling', async () => {
+    let pulls = 0;
+    const counting: typeof fetch = (input, init) => {
+      if (String(input).includes('/pull')) pulls++;
+      return fetch(input, init);
+    };
+    const device = await client({ collections: ['services'] });
+    const officeClient = await client({ collections: ['services'], baseUrl: server.url, token: office, fetch: counting });
+    device.sync.start();
+    officeClient.sync.start();
+    await Promise.all([device.sync.awaitInSync(), officeClient.sync.awaitInSync()]);
+    const pullsBefore = pulls;
+    const visit = await device.recordVisit({ customerId, notes: 'live to the office' });
+    const started = Date.now();
+    const seen = await firstValueFrom(officeClient.db.collections.services!.findOne(visit.id).$.pipe(filter((d) => d !== null)));
+    expect(seen!.toJSON()).toMatchObject({ notes: 'live to the office' });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(pulls).toBe(pullsBefore);
+  });
+
+  it('bad input to an action is rejected locally, before anything is written', async () => {
+    const device = await client();
+    device.sync.start();
+    await device.sync.awaitInSync();
+    const count = async () => [await device.db.collections.services!.count().exec(), await device.db.collections.stockMovements!.count().exec()];
+    const before = await count();
+    const rejects = async (p: Promise<unknown>, pattern: RegExp) => {
+      const error = await p.then(() => null, (e: unknown) => e);
+      expect(error).toBeInstanceOf(PoolClientError);
+      expect((error as Error).message).toMatch(pattern);
+    };
+    await rejects(device.useStock('no-such-item', locationId, 1), /Inventory item no-such-item/);
+    await rejects(device.useStock(itemId, locationId, -3), /whole number greater than 0/);
+    await rejects(device.useStock(itemId, locationId, 1.5), /whole number greater than 0/);
+    await rejects(device.transferStock(itemId, locationId, locationId, 1), /must differ/);
+    await rejects(device.recordVisit({ customerId, readings: { ph: 'high' as never } }), /chemicalReadings\.ph/);
+    await rejects(device.recordVisit({ customerId, readings: { acidity: 3 } as never }), /unknown readings acidity/);
+    await rejects(device.recordVisit({ customerId: 'nobody' }), /Customer nobody/);
+    await rejects(device.addVisitPhoto('no-visit', sampleFiles.jpeg()), /Visit no-visit/);
+    expect(await count()).toEqual(before);
+  });
+});
