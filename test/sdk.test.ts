@@ -81,7 +81,7 @@ describe('client SDK', () => {
 
     proxy.setMode('refuse');
     await firstValueFrom(first.sync.status$.pipe(filter((s) => !s.online)));
-    const visits = [];
+    const visits: { id: string }[] = [];
     for (let i = 0; i < 50; i++) {
       visits.push(await first.recordVisit({ customerId, notes: `visit ${i}`, readings: { freeChlorine: 1 + i / 10, ph: 7.2, totalAlkalinity: 90 + i } }));
     }
@@ -128,7 +128,7 @@ describe('client SDK', () => {
     const before = { visits: (await serverVisits()).length, quantity: await itemQuantity(), photos: (await photoObjects()).length };
 
     proxy.setMode('cut-responses');
-    const made = [];
+    const made: { id: string }[] = [];
     for (let i = 0; i < 5; i++) made.push(await device.recordVisit({ customerId, notes: `lossy ${i}` }));
     for (let i = 0; i < 3; i++) await device.useStock(itemId, locationId, 1, made[i]!.id);
     await new Promise((r) => setTimeout(r, 1500)); // pushes reach the server; their answers are lost
