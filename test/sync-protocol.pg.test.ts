@@ -153,6 +153,23 @@ describe.each(engines)('sync protocol on %s', (engine) => {
     expect(await serverDocument(server, office, 'services', visit)).toMatchObject({ notes: 'fine' });
   });
 
+  it('a row the database refuses (a NUL in text) is quarantined alone; the rest of the batch applies', async () => {
+    const good = [uid('visit'), uid('visit')];
+    const bad = uid('visit');
+    const answer = await pushChanges(server, tech, 'services', [
+      { newDocumentState: { id: good[0], notes: 'before', photos: [] } },
+      { newDocumentState: { id: bad, notes: 'nul \u0000 byte', photos: [] } },
+      { newDocumentState: { id: good[1], notes: 'after', photos: [] } },
+    ]);
+    expect(answer.status).toBe(200);
+    expect(answer.body).toEqual([expect.objectContaining({ id: bad, _deleted: true })]);
+    const docs = (await pullAll(server, office, 'services')).documents;
+    expect(docs.filter((d: any) => good.includes(d.id)).map((d: any) => d.notes).sort()).toEqual(['after', 'before']);
+    expect(docs.some((d: any) => d.id === bad)).toBe(false);
+    const entries = ok(await gql(`{ syncQuarantine(first: 50) { edges { node { documentId reason } } } }`)).syncQuarantine.edges.map((e: any) => e.node);
+    expect(entries.find((e: any) => e.documentId === bad)?.reason).toMatch(/could not be stored/);
+  });
+
   it('an invalid document without a server state is quarantined, answered with a tombstone, and visible to the office', async () => {
     const id = uid('bad');
     const answer = await pushChanges(server, tech, 'services', [{ newDocumentState: { id, notes: 'Typed offline', chemicalReadings: { ph: 'seven' }, photos: [] } }]);

@@ -24,6 +24,13 @@ export interface RecordTable<R extends ResourceDef> {
   selectList(alias?: string): string;
   toRecord(row: Record<string, unknown>): RecordOf<R>;
   insert(q: Queryable, orgId: string, values: Partial<RecordOf<R>> & { id: string }): Promise<RecordOf<R>>;
+  /**
+   * Inserts many records in one statement (each row still passes the table's triggers). Every
+   * non-null column must be given; returns the stored records.
+   */
+  insertMany(q: Queryable, orgId: string, rows: readonly (Partial<RecordOf<R>> & { id: string })[]): Promise<RecordOf<R>[]>;
+  /** Replaces every writable column of many live records in one statement; returns them. */
+  updateMany(q: Queryable, orgId: string, rows: readonly (Partial<RecordOf<R>> & { id: string })[]): Promise<RecordOf<R>[]>;
   /** Inserts unless a row with this id exists (live or deleted); null when it existed. */
   insertIfAbsent(q: Queryable, orgId: string, values: Partial<RecordOf<R>> & { id: string }): Promise<RecordOf<R> | null>;
   /** Changes the given fields; returns null when the record is not in this organization. */
@@ -66,6 +73,15 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
     return rows[0] ? api.toRecord(rows[0]) : null;
   }
 
+  // Columns a bulk statement writes (the trigger sets the timestamps), with their SQL types for
+  // jsonb_to_recordset, which turns a JSON array of rows into typed columns in one parameter.
+  const bulkColumns = mappings.filter((m) => !SERVER_STAMPED.has(m.field));
+  const recordsetType = bulkColumns.map((m) => `"${m.column}" ${m.ddlType}`).join(', ');
+  const bulkJson = (rows: readonly object[]) =>
+    JSON.stringify(
+      rows.map((row) => Object.fromEntries(bulkColumns.map((m) => [m.column, (row as Record<string, unknown>)[m.field] ?? null]))),
+    );
+
   const api: RecordTable<R> = {
     resource,
     selectList: (alias) => mappings.map((m) => `${alias ? `${alias}.` : ''}"${m.column}"`).join(', '),
@@ -73,6 +89,31 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
 
     async insert(q, orgId, values) {
       return (await insertRow(q, orgId, values, ''))!;
+    },
+
+    async insertMany(q, orgId, rows) {
+      if (!rows.length) return [];
+      const names = bulkColumns.map((m) => `"${m.column}"`).join(', ');
+      const { rows: stored } = await q.query(
+        `insert into ${table} (org_id, ${names})
+         select $1, ${names} from jsonb_to_recordset($2::jsonb) as x(${recordsetType})
+         returning ${api.selectList()}`,
+        [orgId, bulkJson(rows)],
+      );
+      return stored.map(api.toRecord);
+    },
+
+    async updateMany(q, orgId, rows) {
+      if (!rows.length) return [];
+      const sets = bulkColumns.filter((m) => m.field !== 'id').map((m) => `"${m.column}" = x."${m.column}"`).join(', ');
+      const { rows: stored } = await q.query(
+        `update ${table} t set ${sets}
+           from jsonb_to_recordset($2::jsonb) as x(${recordsetType})
+          where t.org_id = $1 and t.id = x.id${replicated ? ' and not t._deleted' : ''}
+          returning ${api.selectList('t')}`,
+        [orgId, bulkJson(rows)],
+      );
+      return stored.map(api.toRecord);
     },
 
     async insertIfAbsent(q, orgId, values) {

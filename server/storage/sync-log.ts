@@ -54,7 +54,8 @@ export async function quarantine(q: Queryable, orgId: string, entry: Omit<Quaran
   await q.query(
     `insert into sync_quarantine (org_id, id, collection, document_id, document, reason, pushed_by)
      values ($1, $2, $3, $4, $5, $6, $7)`,
-    [orgId, entry.id, entry.collection, entry.documentId, JSON.stringify(entry.document), entry.reason, entry.pushedBy],
+    // jsonb cannot hold U+0000 (text cannot either): keep the document, with that one character replaced.
+    [orgId, entry.id, entry.collection, entry.documentId, JSON.stringify(entry.document).replace(/\\u0000/g, '\\ufffd'), entry.reason.replace(/\u0000/g, '\ufffd'), entry.pushedBy],
   );
 }
 

@@ -18,7 +18,8 @@ function scalarValidator(kind: FieldKind & { type: 'scalar' }): z.ZodType {
     case 'float':
       return z.number().finite();
     case 'money':
-      return z.number().finite().min(-1e10).max(1e10);
+      // numeric(12,2): at most ten digits before the point.
+      return z.number().finite().min(-9_999_999_999.99).max(9_999_999_999.99);
     case 'boolean':
       return z.boolean();
     case 'dateTime':

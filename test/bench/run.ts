@@ -10,7 +10,7 @@ import { benchSync } from './sync.js';
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
  * when BENCH_DATABASE_URL (or TEST_DATABASE_URL) names a PostgreSQL server, on a scratch database
  * there that is dropped afterwards. Sizes: BENCH_CUSTOMERS (100000), BENCH_SERVICES (200000),
- * BENCH_RUNS (200).
+ * BENCH_RUNS (200), BENCH_VISITS (50000, the sync benchmark's visits).
  */
 const counts = {
   customers: Number(process.env.BENCH_CUSTOMERS ?? 100_000),
@@ -49,14 +49,16 @@ async function onPostgres(url: string): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists or BENCH_ONLY=sync runs one part. */
+/** BENCH_ONLY=lists or BENCH_ONLY=sync runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
+const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
+const onPg = Boolean(postgresUrl) && engines.includes('postgres');
 if (only !== 'sync') {
-  await onPglite();
-  if (postgresUrl) await onPostgres(postgresUrl);
+  if (engines.includes('pglite')) await onPglite();
+  if (onPg) await onPostgres(postgresUrl!);
 }
 if (only !== 'lists') {
-  await benchSync('pglite');
-  if (postgresUrl) await benchSync('postgres', postgresUrl);
+  if (engines.includes('pglite')) await benchSync('pglite');
+  if (onPg) await benchSync('postgres', postgresUrl);
 }
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

@@ -26,6 +26,7 @@ import { OFFICE_ROLES, type OperationContext } from '../context.js';
 import { isEditable } from '../quote-status.js';
 import { nextQuoteNumber, priceQuote } from '../quotes.js';
 import type { Doc } from './merge.js';
+import type { References } from './references.js';
 
 /**
  * What replicates, and the rules of each collection: who may push, what the server fills in on a
@@ -42,7 +43,9 @@ export interface SyncCollection {
   /** Roles whose pushes are applied; others are answered with the server state. */
   writers: readonly Role[];
   /** Fills the server's fields of a new document; throws BAD_USER_INPUT when it cannot be accepted. */
-  onInsert?(ctx: OperationContext, tx: Queryable, doc: Doc): Promise<Doc>;
+  onInsert?(ctx: OperationContext, tx: Queryable, doc: Doc, refs: References): Promise<Doc>;
+  /** Fields naming records of other tables, loaded in one query per push for onInsert's checks. */
+  references?: { field: string; table: RecordTable<ResourceDef> }[];
   /** Checks and completes a merged change; throws BAD_USER_INPUT to refuse it. */
   onUpdate?(ctx: OperationContext, tx: Queryable, merged: Doc, master: Doc): Promise<Doc>;
   /** Why this viewer may not change this existing document, or null. */
@@ -52,16 +55,16 @@ export interface SyncCollection {
 const EVERYONE: readonly Role[] = ['ADMIN', 'OFFICE', 'API', 'TECHNICIAN'];
 const table = <R extends ResourceDef>(t: RecordTable<R>) => t as unknown as RecordTable<ResourceDef>;
 
-async function requireRow(tx: Queryable, t: RecordTable<ResourceDef>, orgId: string, id: unknown, what: string) {
-  if (typeof id !== 'string' || !(await t.findById(tx, orgId, id))) {
+async function requireRow(refs: References, t: RecordTable<ResourceDef>, id: unknown, what: string) {
+  if (typeof id !== 'string' || !(await refs.exists(t, id))) {
     throw errors.badInput(`${what} ${String(id)} was not found`);
   }
 }
 
 const quoteRules: Pick<SyncCollection, 'onInsert' | 'onUpdate' | 'refuse'> = {
-  async onInsert(ctx, tx, doc) {
+  async onInsert(ctx, tx, doc, refs) {
     const orgId = ctx.viewer.orgId;
-    await requireRow(tx, table(customers), orgId, doc.customerId, 'Customer');
+    await requireRow(refs, table(customers), doc.customerId, 'Customer');
     const { number, defaultTaxId } = await nextQuoteNumber(tx, orgId);
     const taxId = (doc.taxId as string | null | undefined) ?? defaultTaxId;
     const priced = await priceQuote(tx, orgId, (doc.lineItems as Quote['lineItems']) ?? [], taxId);
@@ -107,8 +110,9 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
     table: table(services),
     kind: 'documents',
     writers: EVERYONE,
-    async onInsert(ctx, tx, doc) {
-      if (doc.customerId != null) await requireRow(tx, table(customers), ctx.viewer.orgId, doc.customerId, 'Customer');
+    references: [{ field: 'customerId', table: table(customers) }],
+    async onInsert(_ctx, _tx, doc, refs) {
+      if (doc.customerId != null) await requireRow(refs, table(customers), doc.customerId, 'Customer');
       return { ...doc, dateEmailed: null, dateTexted: null };
     },
   },

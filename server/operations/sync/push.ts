@@ -11,6 +11,7 @@ import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
 import { parseDocument, toDocument } from './documents.js';
 import { differsForDevice, mergeDocument, type Clash, type Doc } from './merge.js';
+import { References } from './references.js';
 
 /**
  * Push: apply a batch of changed documents, each merged with the server's state, in one
@@ -51,24 +52,118 @@ type Master = { record: Doc; deleted: boolean };
 export async function push(ctx: OperationContext, name: string, raw: unknown): Promise<PushOutcome> {
   const collection = syncCollection(name);
   const rows = parseInput(PushRows, raw);
+  if (!rows.length) return { conflicts: [], refused: [], quarantined: [], written: 0 };
+  try {
+    return await ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, false));
+  } catch (error) {
+    if (isAppError(error)) throw error;
+    // A database error in the fast path (writes batched, no savepoints) rolled everything back.
+    // Redo row by row behind savepoints, so the one bad row is refused and the rest apply.
+    return ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, true));
+  }
+}
+
+async function applyBatch(
+  ctx: OperationContext,
+  tx: Queryable,
+  collection: SyncCollection,
+  rows: Row[],
+  careful: boolean,
+): Promise<PushOutcome> {
   const outcome: PushOutcome = { conflicts: [], refused: [], quarantined: [], written: 0 };
-  if (!rows.length) return outcome;
-  await ctx.db.transaction(async (tx) => {
-    const ids = [...new Set(rows.map((r) => r.newDocumentState.id as string))];
-    const masters = await lockDocuments<Doc>(tx, collection.table, ctx.viewer.orgId, ids);
-    for (const row of rows) {
-      await tx.query('savepoint push_row');
-      try {
-        await applyRow(ctx, tx, collection, row, masters, outcome);
+  const ids = [...new Set(rows.map((r) => r.newDocumentState.id as string))];
+  const masters = await lockDocuments<Doc>(tx, collection.table, ctx.viewer.orgId, ids);
+  const refs = new References(tx, ctx.viewer.orgId);
+  for (const ref of collection.references ?? []) {
+    await refs.prefetch(ref.table, rows.map((r) => r.newDocumentState[ref.field]));
+  }
+  const writes = new PendingWrites(collection);
+  for (const row of rows) {
+    const id = row.newDocumentState.id as string;
+    if (writes.has(id)) await writes.flush(ctx, tx, masters, outcome);
+    if (careful) await tx.query('savepoint push_row');
+    try {
+      await applyRow(ctx, tx, collection, row, masters, outcome, writes, refs);
+      if (careful) {
+        await writes.flush(ctx, tx, masters, outcome);
         await tx.query('release savepoint push_row');
-      } catch (error) {
-        await tx.query('rollback to savepoint push_row');
-        if (!isAppError(error)) throw error;
-        await refuseOrQuarantine(ctx, tx, collection, row, masters.get(row.newDocumentState.id as string), error.message, outcome);
+      }
+    } catch (error) {
+      writes.forget(id);
+      if (!careful && !isAppError(error)) throw error;
+      if (careful) await tx.query('rollback to savepoint push_row');
+      const reason = isAppError(error) ? error.message : `could not be stored (${(error as Error).message})`;
+      await refuseOrQuarantine(ctx, tx, collection, row, masters.get(id), reason, outcome);
+    }
+  }
+  await writes.flush(ctx, tx, masters, outcome);
+  return outcome;
+}
+
+/**
+ * Inserts and updates of a push, written together in two statements at the end (or when a
+ * document comes round again), then answered: a device is sent the stored state when it differs
+ * from what it pushed.
+ */
+class PendingWrites {
+  private inserts = new Map<string, { doc: Doc; sent: Doc }>();
+  private updates = new Map<string, { doc: Doc; sent: Doc; clashes: Clash[] }>();
+
+  constructor(private readonly collection: SyncCollection) {}
+
+  has(id: string): boolean {
+    return this.inserts.has(id) || this.updates.has(id);
+  }
+
+  forget(id: string): void {
+    this.inserts.delete(id);
+    this.updates.delete(id);
+  }
+
+  insert(doc: Doc, sent: Doc): void {
+    this.inserts.set(doc.id as string, { doc, sent });
+  }
+
+  update(doc: Doc, sent: Doc, clashes: Clash[]): void {
+    this.updates.set(doc.id as string, { doc, sent, clashes });
+  }
+
+  async flush(ctx: OperationContext, tx: Queryable, masters: Map<string, Master>, outcome: PushOutcome): Promise<void> {
+    const { collection } = this;
+    const orgId = ctx.viewer.orgId;
+    const inserts = [...this.inserts.values()];
+    const updates = [...this.updates.values()];
+    this.inserts = new Map();
+    this.updates = new Map();
+    const stored = [
+      ...(await collection.table.insertMany(tx, orgId, inserts.map((w) => w.doc as Doc & { id: string }))),
+      ...(await collection.table.updateMany(tx, orgId, updates.map((w) => w.doc as Doc & { id: string }))),
+    ] as Doc[];
+    const sentById = new Map([...inserts, ...updates].map((w) => [w.doc.id as string, w.sent]));
+    for (const record of stored) {
+      masters.set(record.id as string, { record, deleted: false });
+      outcome.written++;
+      if (differsForDevice(collection.resource, record, sentById.get(record.id as string)!)) {
+        outcome.conflicts.push(toDocument(record, false));
       }
     }
-  });
-  return outcome;
+    await logConflicts(
+      tx,
+      orgId,
+      updates.flatMap((w) =>
+        w.clashes.map((c) => ({
+          id: newId(),
+          collection: collection.name,
+          documentId: w.doc.id as string,
+          field: c.field,
+          keptValue: c.kept,
+          lostValue: c.lost,
+          rule: c.rule,
+          pushedBy: ctx.viewer.userId,
+        })),
+      ),
+    );
+  }
 }
 
 async function applyRow(
@@ -78,6 +173,8 @@ async function applyRow(
   row: Row,
   masters: Map<string, Master>,
   outcome: PushOutcome,
+  writes: PendingWrites,
+  refs: References,
 ): Promise<void> {
   const id = row.newDocumentState.id as string;
   const master = masters.get(id);
@@ -91,11 +188,8 @@ async function applyRow(
 
   if (!master) {
     if (parsed.deleted) return; // created and deleted offline: nothing to keep
-    const prepared = collection.onInsert ? await collection.onInsert(ctx, tx, parsed.doc) : parsed.doc;
-    const inserted = (await collection.table.insert(tx, ctx.viewer.orgId, prepared as Doc & { id: string })) as Doc;
-    masters.set(id, { record: inserted, deleted: false });
-    outcome.written++;
-    if (differsForDevice(collection.resource, inserted, parsed.doc)) outcome.conflicts.push(toDocument(inserted, false));
+    const prepared = collection.onInsert ? await collection.onInsert(ctx, tx, parsed.doc, refs) : parsed.doc;
+    writes.insert(withDefaults(collection, prepared), parsed.doc);
     return;
   }
   const reason = collection.refuse?.(ctx, master.record);
@@ -112,15 +206,23 @@ async function applyRow(
   }
   const base = row.assumedMasterState ? (parseDocument(collection.resource, row.assumedMasterState) as { doc?: Doc }).doc ?? null : null;
   const { merged, clashes } = mergeDocument(collection.resource, base, parsed.doc, master.record, ctx.viewer.role);
-  let current = master.record;
   if (differsForDevice(collection.resource, merged, master.record)) {
     const completed = collection.onUpdate ? await collection.onUpdate(ctx, tx, merged, master.record) : merged;
-    current = (await collection.table.update(tx, ctx.viewer.orgId, id, changedFields(completed, master.record))) as Doc;
-    masters.set(id, { record: current, deleted: false });
-    outcome.written++;
+    writes.update(completed, parsed.doc, clashes);
+    return;
   }
   await logClashes(ctx, tx, collection, id, clashes);
-  if (differsForDevice(collection.resource, current, parsed.doc)) outcome.conflicts.push(toDocument(current, false));
+  if (differsForDevice(collection.resource, master.record, parsed.doc)) outcome.conflicts.push(toDocument(master.record, false));
+}
+
+/** Nullable fields a device left out are stored as null (a bulk insert names every column). */
+function withDefaults(collection: SyncCollection, doc: Doc): Doc {
+  const full: Doc = {};
+  for (const [field, { meta }] of Object.entries(collection.resource.fields)) {
+    if (field in doc) full[field] = doc[field];
+    else if (meta.nullable) full[field] = null;
+  }
+  return full;
 }
 
 /** Stock movements are insert-only: applied to the ledger once; edits and deletes are refused. */
@@ -206,11 +308,5 @@ async function logClashes(ctx: OperationContext, tx: Queryable, collection: Sync
       rule: c.rule,
       pushedBy: ctx.viewer.userId,
     })),
-  );
-}
-
-function changedFields(next: Doc, current: Doc): Doc {
-  return Object.fromEntries(
-    Object.entries(next).filter(([k, v]) => k !== 'createdAt' && k !== 'updatedAt' && JSON.stringify(v ?? null) !== JSON.stringify(current[k] ?? null)),
   );
 }

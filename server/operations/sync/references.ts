@@ -1,0 +1,34 @@
+import type { ResourceDef } from '../../../shared/index.js';
+import type { Queryable } from '../../storage/db.js';
+import type { RecordTable } from '../../storage/records.js';
+
+/**
+ * Existence checks of referenced records (a visit's customer, a movement's item) for one push:
+ * the ids a batch mentions are loaded in one query per table, not one per row.
+ */
+export class References {
+  private readonly known = new Map<string, Set<string>>();
+
+  constructor(
+    private readonly tx: Queryable,
+    private readonly orgId: string,
+  ) {}
+
+  async prefetch(table: RecordTable<ResourceDef>, ids: readonly unknown[]): Promise<void> {
+    const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+    if (!wanted.length) return;
+    const name = table.resource.table;
+    const { rows } = await this.tx.query<{ id: string }>(
+      `select id from ${name} where org_id = $1 and id = any($2::text[]) and not _deleted`,
+      [this.orgId, wanted],
+    );
+    const set = this.known.get(name) ?? new Set<string>();
+    for (const r of rows) set.add(r.id);
+    this.known.set(name, set);
+  }
+
+  async exists(table: RecordTable<ResourceDef>, id: string): Promise<boolean> {
+    if (this.known.get(table.resource.table)?.has(id)) return true;
+    return (await table.findById(this.tx, this.orgId, id)) !== null;
+  }
+}
