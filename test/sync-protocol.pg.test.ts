@@ -215,6 +215,10 @@ describe.each(engines)('sync protocol on %s', (engine) => {
     expect(levels).toEqual([expect.objectContaining({ itemId: item, locationId: loc, quantity: -1 })]);
     const items = (await pullAll(server, tech, 'inventoryItems')).documents.filter((d: any) => d.id === item);
     expect(items.at(-1).quantity).toBe(-1);
+    const flagged = ok(await gql(`{ infiniteInventoryItems(first: 100, filter: {negativeStock: true}) { edges { node { id } } } }`)).infiniteInventoryItems.edges;
+    expect(flagged.map((e: any) => e.node.id)).toEqual([item]);
+    const low = ok(await gql(`{ infiniteInventoryItems(first: 100, filter: {lowStock: true}) { edges { node { id } } } }`)).infiniteInventoryItems.edges;
+    expect(low.map((e: any) => e.node.id)).toContain(item);
     // Editing a recorded movement is refused with the recorded state; an unknown item is quarantined.
     const edited = await pushChanges(server, tech, 'stockMovements', [{ newDocumentState: { ...a.newDocumentState, delta: -200 } }]);
     expect(edited.body).toEqual([expect.objectContaining({ id: a.newDocumentState.id, delta: -2 })]);

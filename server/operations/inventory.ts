@@ -55,6 +55,7 @@ const InventoryFilterInput = z
     category: z.enum(INVENTORY_CATEGORIES).nullish(),
     lowStock: z.boolean().nullish(),
     isActive: z.boolean().nullish(),
+    negativeStock: z.boolean().nullish(),
   })
   .nullish();
 

@@ -22,6 +22,8 @@ export interface InventoryFilter {
   category?: string | null;
   lowStock?: boolean | null;
   isActive?: boolean | null;
+  /** Items with a location below zero (stock used that was never recorded as received). */
+  negativeStock?: boolean | null;
 }
 
 export const INVENTORY_SORT_KEYS: readonly SortKey[] = [
@@ -39,8 +41,14 @@ export function inventoryPage(
   const where = ['i.org_id = $1', 'not i._deleted'];
   if (filter.category) where.push(`i.category = ${p.add(filter.category)}`);
   if (filter.isActive != null) where.push(`i.is_active = ${p.add(filter.isActive)}`);
-  if (filter.lowStock === true) where.push('i.reorder_point is not null and i.quantity <= i.reorder_point');
-  if (filter.lowStock === false) where.push('(i.reorder_point is null or i.quantity > i.reorder_point)');
+  // Low: at or below the reorder point, or below zero whatever the reorder point.
+  const low = '((i.reorder_point is not null and i.quantity <= i.reorder_point) or i.quantity < 0)';
+  if (filter.lowStock === true) where.push(low);
+  if (filter.lowStock === false) where.push(`not ${low}`);
+  if (filter.negativeStock != null) {
+    const below = 'exists (select 1 from stock_levels l where l.org_id = i.org_id and l.item_id = i.id and l.quantity < 0)';
+    where.push(filter.negativeStock ? below : `not ${below}`);
+  }
   return readPage(q, {
     select: inventoryItems.selectList('i'),
     from: 'inventory_items i',

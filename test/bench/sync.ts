@@ -121,6 +121,24 @@ async function initialSync(server: RunningServer): Promise<number> {
   return seconds;
 }
 
+/** The server's share of an initial sync: every page pulled over HTTP and parsed, no replica. */
+async function pullOnly(server: RunningServer, pageSize: number): Promise<number> {
+  const start = performance.now();
+  let checkpoint = 0;
+  let total = 0;
+  for (;;) {
+    const res = await fetch(`${server.url}/sync/services/pull?checkpoint=${checkpoint}&limit=${pageSize}`, {
+      headers: { authorization: `Bearer ${server.token}` },
+    });
+    const body = (await res.json()) as { documents: unknown[]; checkpoint: { seq: number } };
+    total += body.documents.length;
+    checkpoint = body.checkpoint.seq;
+    if (body.documents.length < pageSize) break;
+  }
+  if (total !== VISITS) throw new Error(`pulled ${total} of ${VISITS}`);
+  return (performance.now() - start) / 1000;
+}
+
 async function pushOffline(server: RunningServer): Promise<number> {
   const r = await replica(server, ['services']);
   await r.inSync();
@@ -180,6 +198,8 @@ export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: str
     const initial: number[] = [];
     for (let i = 0; i < 3; i++) initial.push(await initialSync(server));
     const serverRssAfterInitial = await server.peakRssMb();
+    const pulls: number[] = [];
+    for (let i = 0; i < 3; i++) pulls.push(await pullOnly(server, 5000));
     const pushes: number[] = [];
     for (let i = 0; i < 3; i++) pushes.push(await pushOffline(server));
     const live = await liveLatency(server, 0);
@@ -190,6 +210,7 @@ export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: str
     console.log('| measure | result |');
     console.log('|---|---|');
     console.log(`| initial sync of ${VISITS} visits (median of 3) | ${median(initial).toFixed(2)} s (${Math.round(VISITS / median(initial))} docs/s; runs ${initial.map((s) => s.toFixed(2)).join(', ')}) |`);
+    console.log(`| the same pulled over HTTP without a replica (server share; median of 3) | ${median(pulls).toFixed(2)} s |`);
     console.log(`| push of 1,000 new + 1,000 edited visits (median of 3) | ${median(pushes).toFixed(2)} s (runs ${pushes.map((s) => s.toFixed(2)).join(', ')}) |`);
     console.log(`| live latency, push sent -> visible in replica, 200 writes 20 ms apart | p50 ${live.p50.toFixed(1)} ms, p99 ${live.p99.toFixed(1)} ms, missed ${live.missed} |`);
     console.log(`| same with 100 idle subscribers attached | p50 ${liveIdle.p50.toFixed(1)} ms, p99 ${liveIdle.p99.toFixed(1)} ms, missed ${liveIdle.missed} |`);

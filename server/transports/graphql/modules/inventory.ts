@@ -55,9 +55,11 @@ export const typeDefs = /* GraphQL */ `
 
   input InventoryFilter {
     category: InventoryCategory
-    "true: items at or below their reorderPoint; false: the others."
+    "true: items at or below their reorderPoint, or below zero; false: the others."
     lowStock: Boolean
     isActive: Boolean
+    "true: items with a location below zero (used but never received: recorded, flagged, not refused)."
+    negativeStock: Boolean
   }
 
   input InventoryItemSelector {
