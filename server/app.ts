@@ -14,6 +14,7 @@ import { downloadRoute, uploadRoutes } from './transports/rest/files.js';
 import { inventoryRoutes } from './transports/rest/inventory.js';
 import { quoteExportRoute } from './transports/rest/quotes.js';
 import { syncRoutes } from './transports/sync/routes.js';
+import { bulkRoutes } from './transports/rest/bulk.js';
 import type { LiveFeed } from './operations/sync/live-feed.js';
 import type { SyncSettings } from './operations/sync/pull.js';
 
@@ -28,6 +29,8 @@ export interface AppDeps {
   };
   /** Live fan-out of changes to sync streams (started by the caller). */
   feed: LiveFeed;
+  /** Called when a bulk operation was queued (the worker looks for work at once). */
+  bulkStarted?: () => void;
   logger: Logger;
 }
 
@@ -45,7 +48,7 @@ export interface Lifecycle {
  *   const { app } = createApp({ db, config, logger })
  *   app.listen(0, '127.0.0.1')
  */
-export function createApp({ db, blobs, links, config, feed, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
+export function createApp({ db, blobs, links, config, feed, bulkStarted, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
   const app = express();
   const auth = authenticateRequests({ db, blobs });
   const sync = syncRoutes(auth, { feed, settings: config.sync, logger });
@@ -71,7 +74,7 @@ export function createApp({ db, blobs, links, config, feed, logger }: AppDeps): 
   // Read the body as text, bounded; graphql-http parses and validates it per its spec.
   graphql.use(express.text({ type: () => true, limit: config.bodyLimitBytes }));
   const fileUrls = (req: express.Request) => (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl));
-  graphql.all('/', graphqlHandler(buildGraphQLSchema(), logger, fileUrls));
+  graphql.all('/', graphqlHandler(buildGraphQLSchema(), logger, fileUrls, bulkStarted));
   graphql.use(graphqlErrors(logger));
   app.use('/graphql', graphql);
 
@@ -81,6 +84,7 @@ export function createApp({ db, blobs, links, config, feed, logger }: AppDeps): 
   app.use(quoteExportRoute(auth));
   app.use(inventoryRoutes(auth, config.bodyLimitBytes));
   app.use(sync.router);
+  app.use(bulkRoutes(auth, { links, publicUrl: config.files.publicUrl, bodyLimitBytes: config.sync.bodyLimitBytes, onStarted: () => bulkStarted?.() }));
   app.use(notFoundRoute);
   app.use(restErrors(logger));
   return { app, lifecycle };

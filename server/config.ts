@@ -33,6 +33,13 @@ const EnvSchema = z.object({
   SYNC_SERVICE_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(60),
   SYNC_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
   SYNC_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
+  SMTP_URL: z.string().url().optional(),
+  EMAIL_FROM: z.string().default('Pool Service <no-reply@localhost>'),
+  SMS_WEBHOOK_URL: z.string().url().optional(),
+  BULK_WORKER: boolean.default(true),
+  BULK_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
+  BULK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
+  BULK_STALE_MS: z.coerce.number().int().min(1000).default(30_000),
 });
 
 export interface S3Config {
@@ -73,6 +80,21 @@ export interface Config {
   shutdownGraceMs: number;
   files: FilesConfig;
   sync: SyncConfig;
+  bulk: BulkConfig;
+}
+
+export interface BulkConfig {
+  /** Run the bulk-operation worker in this process. */
+  worker: boolean;
+  chunkSize: number;
+  pollMs: number;
+  /** A running job whose worker has been silent this long is taken over. */
+  staleMs: number;
+  /** nodemailer SMTP URL, e.g. smtp://user:pass@mail.example.com:587; unset: emails stay in the outbox. */
+  smtpUrl: string | undefined;
+  emailFrom: string;
+  /** Texts are POSTed here as {to, body, messageId}; unset: texts stay in the outbox. */
+  smsWebhookUrl: string | undefined;
 }
 
 export interface SyncConfig {
@@ -101,6 +123,15 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     seedDemoOrg: e.SEED_DEMO_ORG,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    bulk: {
+      worker: e.BULK_WORKER,
+      chunkSize: e.BULK_CHUNK_SIZE,
+      pollMs: e.BULK_POLL_MS,
+      staleMs: e.BULK_STALE_MS,
+      smtpUrl: e.SMTP_URL,
+      emailFrom: e.EMAIL_FROM,
+      smsWebhookUrl: e.SMS_WEBHOOK_URL,
+    },
     sync: {
       serviceWindowDays: e.SYNC_SERVICE_WINDOW_DAYS,
       heartbeatMs: e.SYNC_HEARTBEAT_MS,

@@ -3,6 +3,8 @@ import { createApp, type Lifecycle } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { createLogger } from './logger.js';
 import { LiveFeed } from './operations/sync/live-feed.js';
+import { createMessenger } from './jobs/messenger.js';
+import { BulkWorker } from './jobs/worker.js';
 import { seedDemoOrganization } from './seed.js';
 import type { Database } from './storage/db.js';
 import { openBlobStore } from './storage/open-blobs.js';
@@ -25,10 +27,13 @@ async function main(): Promise<void> {
   if (config.seedDemoOrg) await printDemoToken(db);
   const feed = new LiveFeed(db, config.sync, (error) => logger.error({ err: error }, 'live feed read failed'));
   await feed.start();
-  const { app, lifecycle } = createApp({ db, blobs, links, config, feed, logger });
+  const messenger = createMessenger(config.bulk);
+  const worker = new BulkWorker({ db, blobs, messenger, logger, ...config.bulk });
+  if (config.bulk.worker) worker.start();
+  const { app, lifecycle } = createApp({ db, blobs, links, config, feed, logger, bulkStarted: () => worker.poke() });
   const server = app.listen(config.port, config.host);
   // Before announcing the address: a signal right after it must already shut down gracefully.
-  onShutdownSignal(() => shutdown({ server, db, feed, lifecycle, config, logger }));
+  onShutdownSignal(() => shutdown({ server, db, feed, worker, lifecycle, config, logger }));
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
@@ -67,11 +72,12 @@ async function shutdown(deps: {
   server: Server;
   db: Database;
   feed: LiveFeed;
+  worker: BulkWorker;
   lifecycle: Lifecycle;
   config: Config;
   logger: import('pino').Logger;
 }): Promise<void> {
-  const { server, db, feed, lifecycle, config, logger } = deps;
+  const { server, db, feed, worker, lifecycle, config, logger } = deps;
   logger.info('shutting down: finishing in-flight requests');
   lifecycle.ready = false;
   lifecycle.endStreams();
@@ -82,6 +88,7 @@ async function shutdown(deps: {
     server.close(() => resolve());
     server.closeIdleConnections();
   });
+  await worker.stop();
   await db.close();
   logger.info('stopped');
   process.exit(0);

@@ -50,7 +50,7 @@ const CustomerFilterInput = z.strictObject({
   customerSinceDate: DateTimeFilterInput.nullish(),
   deleted: BooleanFilterInput.nullish(),
 });
-const CustomersSelectorInput = z.strictObject({ search: SearchInput, filters: CustomerFilterInput.nullish() }).nullish();
+export const CustomersSelectorInput = z.strictObject({ search: SearchInput, filters: CustomerFilterInput.nullish() }).nullish();
 const CustomersSortInput = z
   .array(z.strictObject({ field: z.enum(CUSTOMER_SORT_FIELDS), direction: SortDirection.nullish() }))
   .max(5)

@@ -50,7 +50,7 @@ const TransferInput = z.strictObject({
   toLocationId: z.string().min(1).max(128),
   quantity: z.number().int().positive('must be greater than 0').max(1_000_000_000),
 });
-const InventoryFilterInput = z
+export const InventoryFilterInput = z
   .strictObject({
     category: z.enum(INVENTORY_CATEGORIES).nullish(),
     lowStock: z.boolean().nullish(),

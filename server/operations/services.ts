@@ -34,7 +34,7 @@ const ServiceFilterInput = z.strictObject({
   notification: z.array(z.enum(NOTIFICATION_STATUSES)).max(3).nullish(),
   technicians: z.array(z.string().max(128)).max(100).nullish(),
 });
-const ServicesSelectorInput = z
+export const ServicesSelectorInput = z
   .strictObject({
     filters: ServiceFilterInput.nullish(),
     search: SearchInput,

@@ -175,3 +175,10 @@ export async function existingServiceTypeIds(q: Queryable, orgId: string, ids: r
   );
   return new Set(rows.map((r) => r.id));
 }
+
+/** Ids of every customer matching a selector, in id order (bulk operations snapshot these). */
+export async function customerIdsMatching(q: Queryable, orgId: string, selector: CustomerSelector): Promise<string[]> {
+  const { where, params } = customerConditions(orgId, selector);
+  const { rows } = await q.query<{ id: string }>(`select c.id from customers c where ${where.join(' and ')} order by c.id`, params.values);
+  return rows.map((r) => r.id);
+}

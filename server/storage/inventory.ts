@@ -31,12 +31,7 @@ export const INVENTORY_SORT_KEYS: readonly SortKey[] = [
   { expr: 'i.id', type: 'text', desc: false },
 ];
 
-export function inventoryPage(
-  q: Queryable,
-  orgId: string,
-  filter: InventoryFilter,
-  window: PageWindow,
-): Promise<PageRows<InventoryItem>> {
+function inventoryConditions(orgId: string, filter: InventoryFilter): { where: string[]; params: Params } {
   const p = new Params([orgId]);
   const where = ['i.org_id = $1', 'not i._deleted'];
   if (filter.category) where.push(`i.category = ${p.add(filter.category)}`);
@@ -49,15 +44,32 @@ export function inventoryPage(
     const below = 'exists (select 1 from stock_levels l where l.org_id = i.org_id and l.item_id = i.id and l.quantity < 0)';
     where.push(filter.negativeStock ? below : `not ${below}`);
   }
+  return { where, params: p };
+}
+
+export function inventoryPage(
+  q: Queryable,
+  orgId: string,
+  filter: InventoryFilter,
+  window: PageWindow,
+): Promise<PageRows<InventoryItem>> {
+  const { where, params } = inventoryConditions(orgId, filter);
   return readPage(q, {
     select: inventoryItems.selectList('i'),
     from: 'inventory_items i',
     where,
-    params: p,
+    params,
     keys: INVENTORY_SORT_KEYS,
     window,
     toRecord: inventoryItems.toRecord,
   });
+}
+
+/** Ids of every item matching a filter, in id order (bulk operations snapshot these). */
+export async function inventoryIdsMatching(q: Queryable, orgId: string, filter: InventoryFilter): Promise<string[]> {
+  const { where, params } = inventoryConditions(orgId, filter);
+  const { rows } = await q.query<{ id: string }>(`select i.id from inventory_items i where ${where.join(' and ')} order by i.id`, params.values);
+  return rows.map((r) => r.id);
 }
 
 export async function listLocations(q: Queryable, orgId: string): Promise<InventoryLocation[]> {

@@ -31,6 +31,12 @@ export interface RecordTable<R extends ResourceDef> {
   insertMany(q: Queryable, orgId: string, rows: readonly (Partial<RecordOf<R>> & { id: string })[]): Promise<RecordOf<R>[]>;
   /** Replaces every writable column of many live records in one statement; returns them. */
   updateMany(q: Queryable, orgId: string, rows: readonly (Partial<RecordOf<R>> & { id: string })[]): Promise<RecordOf<R>[]>;
+  /** Applies the same changes to many live records; returns the ids changed. */
+  patchMany(q: Queryable, orgId: string, ids: readonly string[], patch: Partial<RecordOf<R>>): Promise<string[]>;
+  /** Tombstones many live records; returns the ids deleted. */
+  softDeleteMany(q: Queryable, orgId: string, ids: readonly string[]): Promise<string[]>;
+  /** Ids among `ids` that are live records of the organization. */
+  existingIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Set<string>>;
   /** Inserts unless a row with this id exists (live or deleted); null when it existed. */
   insertIfAbsent(q: Queryable, orgId: string, values: Partial<RecordOf<R>> & { id: string }): Promise<RecordOf<R> | null>;
   /** Changes the given fields; returns null when the record is not in this organization. */
@@ -114,6 +120,35 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
         [orgId, bulkJson(rows)],
       );
       return stored.map(api.toRecord);
+    },
+
+    async patchMany(q, orgId, ids, patch) {
+      const cols = writable(patch as Record<string, unknown>);
+      if (!cols.length || !ids.length) return [];
+      const sets = cols.map((m, i) => `"${m.column}" = $${i + 3}`).join(', ');
+      const { rows } = await q.query<{ id: string }>(
+        `update ${table} set ${sets} where org_id = $1 and id = any($2::text[])${liveOnly} returning id`,
+        [orgId, ids, ...cols.map((m) => encodeValue(m, (patch as Record<string, unknown>)[m.field]))],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    async softDeleteMany(q, orgId, ids) {
+      if (!replicated) throw new Error(`${resource.name} does not replicate; it has no tombstones`);
+      const { rows } = await q.query<{ id: string }>(
+        `update ${table} set _deleted = true where org_id = $1 and id = any($2::text[]) and not _deleted returning id`,
+        [orgId, ids],
+      );
+      return rows.map((r) => r.id);
+    },
+
+    async existingIds(q, orgId, ids) {
+      if (!ids.length) return new Set();
+      const { rows } = await q.query<{ id: string }>(
+        `select id from ${table} where org_id = $1 and id = any($2::text[])${liveOnly}`,
+        [orgId, ids],
+      );
+      return new Set(rows.map((r) => r.id));
     },
 
     async insertIfAbsent(q, orgId, values) {

@@ -193,3 +193,10 @@ export async function listServiceTypes(q: Queryable, orgId: string): Promise<Ser
   );
   return rows.map(serviceTypes.toRecord);
 }
+
+/** Ids of every visit matching a selector, in id order (bulk operations snapshot these). */
+export async function serviceIdsMatching(q: Queryable, orgId: string, selector: ServiceSelector): Promise<string[]> {
+  const { where, params } = serviceConditions(orgId, selector);
+  const { rows } = await q.query<{ id: string }>(`select s.id from services s where ${where.join(' and ')} order by s.id`, params.values);
+  return rows.map((r) => r.id);
+}

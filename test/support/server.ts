@@ -11,6 +11,8 @@ import type { Database } from '../../server/storage/db.js';
 import { openLocalBlobStore } from '../../server/storage/local-blobs.js';
 import { fileLinks, type FileLinks } from '../../server/transports/http/file-links.js';
 import { LiveFeed } from '../../server/operations/sync/live-feed.js';
+import { createMessenger } from '../../server/jobs/messenger.js';
+import { BulkWorker, type WorkerOptions } from '../../server/jobs/worker.js';
 
 /**
  * A real HTTP server on 127.0.0.1, port 0, over a test store, with helpers to call it.
@@ -20,6 +22,7 @@ export interface TestServer {
   db: Database;
   blobs: BlobStore;
   links: FileLinks;
+  worker: BulkWorker | null;
   close(): Promise<void>;
 }
 
@@ -32,6 +35,8 @@ export interface TestServerOptions {
   links: FileLinks;
   serviceWindowDays: number;
   heartbeatMs: number;
+  /** Run a bulk-operation worker with this server (off unless given). */
+  worker: Partial<Omit<WorkerOptions, 'db' | 'blobs' | 'logger' | 'messenger'>> & { smtpUrl?: string; smsWebhookUrl?: string };
 }
 
 export const TEST_FILE_SECRET = 'file-link-secret-for-tests-only-0123456789';
@@ -45,18 +50,31 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const sync = { serviceWindowDays: options.serviceWindowDays ?? 60, heartbeatMs: options.heartbeatMs ?? 15_000, bodyLimitBytes: 32 * 1024 * 1024 };
   const feed = new LiveFeed(db, sync);
   await feed.start();
+  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const worker = options.worker
+    ? new BulkWorker({
+        db,
+        blobs,
+        logger,
+        messenger: createMessenger({ smtpUrl: options.worker.smtpUrl, smsWebhookUrl: options.worker.smsWebhookUrl, emailFrom: 'Test Pools <office@test.example>' }),
+        pollMs: 50,
+        ...options.worker,
+      })
+    : null;
+  worker?.start();
   const { app, lifecycle } = createApp({
     db,
     blobs,
     links,
     feed,
+    bulkStarted: () => worker?.poke(),
     config: {
       platformAdminToken: 'platformAdminToken' in options ? options.platformAdminToken : PLATFORM_ADMIN_TOKEN,
       bodyLimitBytes: options.bodyLimitBytes ?? 100_000,
       files: { maxUploadBytes: options.maxUploadBytes ?? 5 * 1024 * 1024, publicUrl: undefined },
       sync,
     },
-    logger: pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
+    logger,
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
@@ -67,7 +85,9 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
     db,
     blobs,
     links,
+    worker,
     close: async () => {
+      await worker?.stop();
       lifecycle.endStreams();
       await feed.stop();
       server.closeAllConnections();

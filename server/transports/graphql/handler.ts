@@ -15,10 +15,11 @@ export function graphqlHandler(
   schema: GraphQLSchema,
   logger: Logger,
   fileUrls: (req: import('express').Request) => (key: string) => string,
+  bulkStarted?: () => void,
 ): RequestHandler {
   const handle = createHandler<import('express').Request, undefined, GraphQLContext>({
     schema,
-    context: (req) => graphqlContext(contextOf(req.raw), fileUrls(req.raw)),
+    context: (req) => graphqlContext(contextOf(req.raw), fileUrls(req.raw), bulkStarted),
     formatError: (error) => formatGraphQLError(error, logger),
   });
 

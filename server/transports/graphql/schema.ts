@@ -1,6 +1,7 @@
 import { makeExecutableSchema } from '@graphql-tools/schema';
 import type { GraphQLSchema } from 'graphql';
 import { resources, sharedTypeDefs } from '../../../shared/index.js';
+import * as bulk from './modules/bulk.js';
 import * as catalog from './modules/catalog.js';
 import * as customers from './modules/customers.js';
 import * as inventory from './modules/inventory.js';
@@ -15,7 +16,7 @@ import { DateScalar, DateTimeScalar, JSONScalar } from './scalars.js';
  * The executable schema: the types derived from shared/ plus each module's operations.
  * Modules declare `type Query` / `type Mutation`; makeExecutableSchema merges them.
  */
-const modules = [lists, organization, catalog, customers, quotes, inventory, services, sync];
+const modules = [lists, organization, catalog, customers, quotes, inventory, services, sync, bulk];
 
 export function buildGraphQLSchema(): GraphQLSchema {
   return makeExecutableSchema({

@@ -1,0 +1,129 @@
+import { z } from 'zod';
+import { errors } from '../../../shared/index.js';
+import {
+  BULK_LIST_KEYS,
+  BULK_STATUSES,
+  findOperation,
+  insertOperation,
+  operationByIdempotencyKey,
+  operationPage,
+  requestCancel,
+  type BulkOperationRow,
+  type ItemError,
+} from '../../storage/bulk-operations.js';
+import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
+import { newId } from '../ids.js';
+import { parseInput } from '../input.js';
+import { listTag, pageWindow, toConnection, type Connection, type PageArgs } from '../pagination.js';
+import { BULK_KIND_NAMES, kindNamed } from './kinds.js';
+
+/**
+ * Bulk operations as callers see them: start (validated in full before anything is stored),
+ * progress, lists, cancel. The work itself is done by server/jobs/worker.ts.
+ */
+export interface BulkOperationView {
+  id: string;
+  kind: string;
+  status: string;
+  total: number;
+  processed: number;
+  succeeded: number;
+  failed: number;
+  skipped: number;
+  errors: ItemError[];
+  /** Object key of the result file (exports); transports turn it into a signed resultUrl. */
+  resultKey: string | null;
+  createdAt: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+}
+
+export function view(row: BulkOperationRow): BulkOperationView {
+  return {
+    id: row.id,
+    kind: row.kind,
+    status: row.status,
+    total: row.total,
+    processed: row.processed,
+    succeeded: row.succeeded,
+    failed: row.failed,
+    skipped: row.skipped,
+    errors: row.errors,
+    resultKey: row.resultKey,
+    createdAt: row.createdAt,
+    startedAt: row.startedAt,
+    finishedAt: row.finishedAt,
+  };
+}
+
+const StartInput = z.looseObject({ kind: z.string() });
+const IdempotencyKey = z.string().min(1).max(200).nullish();
+
+/**
+ * Starts an operation: `{kind, ...payload}`. With an idempotency key, a retried request answers
+ * the operation the first one started instead of starting another.
+ */
+export async function startBulkOperation(ctx: OperationContext, raw: unknown, rawKey?: unknown): Promise<{ operation: BulkOperationView; created: boolean }> {
+  requireRole(ctx.viewer, OFFICE_ROLES, 'start bulk operations');
+  const { kind: name, ...rest } = parseInput(StartInput, raw);
+  const key = parseInput(IdempotencyKey, rawKey ?? null) ?? null;
+  const kind = kindNamed(name);
+  if (!kind) throw errors.badInput(`kind: unknown bulk operation ${name}; one of ${BULK_KIND_NAMES.join(', ')}`, { fields: ['kind'] });
+  const orgId = ctx.viewer.orgId;
+  if (key) {
+    const existing = await operationByIdempotencyKey(ctx.db, orgId, key);
+    if (existing) return { operation: view(existing), created: false };
+  }
+  const prepared = await prepareOrExplain(() => kind.prepare(ctx.db, orgId, rest));
+  const inserted = await insertOperation(ctx.db, {
+    orgId,
+    id: newId(),
+    kind: kind.kind,
+    payload: prepared.payload,
+    total: prepared.total,
+    idempotencyKey: key,
+    createdBy: ctx.viewer.userId,
+  });
+  if (inserted) return { operation: view(inserted), created: true };
+  // Two requests with one key raced; the other one's insert won.
+  return { operation: view((await operationByIdempotencyKey(ctx.db, orgId, key!))!), created: false };
+}
+
+async function prepareOrExplain<T>(prepare: () => Promise<T>): Promise<T> {
+  try {
+    return await prepare();
+  } catch (error) {
+    if (error instanceof z.ZodError) {
+      const problems = error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`);
+      throw errors.badInput(`Invalid bulk operation: ${problems.slice(0, 10).join('; ')}`);
+    }
+    if ((error as { badInput?: boolean }).badInput) throw errors.badInput((error as Error).message);
+    throw error;
+  }
+}
+
+export async function getBulkOperation(ctx: OperationContext, id: string): Promise<BulkOperationView> {
+  requireRole(ctx.viewer, OFFICE_ROLES, 'read bulk operations');
+  const row = await findOperation(ctx.db, ctx.viewer.orgId, id);
+  if (!row) throw errors.notFound('Bulk operation', id);
+  return view(row);
+}
+
+const ListFilter = z.strictObject({ status: z.enum(BULK_STATUSES).nullish(), kind: z.string().max(50).nullish() });
+
+export async function listBulkOperations(ctx: OperationContext, args: PageArgs & { status?: unknown; kind?: unknown }): Promise<Connection<BulkOperationView>> {
+  requireRole(ctx.viewer, OFFICE_ROLES, 'read bulk operations');
+  const filter = parseInput(ListFilter, { status: args.status ?? null, kind: args.kind ?? null });
+  const tag = listTag(ctx.viewer.orgId, 'bulk-operations', '');
+  const window = pageWindow({ first: args.first, after: args.after }, tag, BULK_LIST_KEYS.length);
+  const page = await operationPage(ctx.db, ctx.viewer.orgId, filter, window);
+  return toConnection({ ...page, rows: page.rows.map((r) => ({ ...r, record: view(r.record) })) }, window, tag);
+}
+
+/** Asks a running operation to stop after its current chunk; a queued one is cancelled at once. */
+export async function cancelBulkOperation(ctx: OperationContext, id: string): Promise<BulkOperationView> {
+  requireRole(ctx.viewer, OFFICE_ROLES, 'cancel bulk operations');
+  const row = await requestCancel(ctx.db, ctx.viewer.orgId, id);
+  if (!row) throw errors.notFound('Bulk operation', id);
+  return view(row);
+}

@@ -1,0 +1,124 @@
+import { cancelBulkOperation, getBulkOperation, listBulkOperations, startBulkOperation, type BulkOperationView } from '../../../operations/bulk/operations.js';
+import { listOutbox } from '../../../operations/bulk/outbox.js';
+import type { GraphQLContext, Resolvers } from '../context.js';
+
+/** GraphQL mirror of the REST bulk-operations interface, and the outbox. */
+export const typeDefs = /* GraphQL */ `
+  type Query {
+    bulkOperation(id: ID!): BulkOperation!
+    "Newest first."
+    bulkOperations(status: BulkOperationStatus, kind: String, first: Int, after: String): BulkOperationConnection!
+    "Emails and texts produced by bulk operations, newest first."
+    outboxMessages(channel: MessageChannel, operationId: ID, first: Int, after: String): OutboxMessageConnection!
+  }
+
+  type Mutation {
+    "Starts {kind, ...payload} (see the README for kinds and payloads); the same idempotencyKey returns the same operation."
+    startBulkOperation(input: StartBulkOperationInput!): BulkOperation!
+    "Stops a running operation after its current chunk; a queued one is cancelled at once."
+    cancelBulkOperation(id: ID!): BulkOperation!
+  }
+
+  input StartBulkOperationInput {
+    kind: String!
+    "The kind's payload, e.g. {selection: {ids: [...]}, patch: {...}}."
+    payload: JSON
+    idempotencyKey: String
+  }
+
+  enum BulkOperationStatus {
+    QUEUED
+    RUNNING
+    SUCCEEDED
+    FAILED
+    CANCELLED
+    PARTIAL
+  }
+
+  type BulkItemError {
+    index: Int
+    id: ID
+    code: String!
+    message: String!
+  }
+
+  type BulkOperation {
+    id: ID!
+    kind: String!
+    status: BulkOperationStatus!
+    total: Int!
+    processed: Int!
+    succeeded: Int!
+    failed: Int!
+    "Items with nothing to do (e.g. a customer without an email address for an email)."
+    skipped: Int!
+    "The first 100 item failures."
+    errors: [BulkItemError!]!
+    "Signed, expiring link to the result file (exports)."
+    resultUrl: String
+    createdAt: DateTime!
+    startedAt: DateTime
+    finishedAt: DateTime
+  }
+
+  type BulkOperationConnection {
+    edges: [BulkOperationEdge!]!
+    pageInfo: PageInfo!
+  }
+
+  type BulkOperationEdge {
+    node: BulkOperation!
+    cursor: String!
+  }
+
+  enum MessageChannel {
+    EMAIL
+    SMS
+  }
+
+  type OutboxMessage {
+    id: ID!
+    operationId: ID!
+    channel: MessageChannel!
+    customerId: ID!
+    recipient: String!
+    subject: String
+    body: String!
+    "PENDING, SENT, STORED (no sender configured) or FAILED."
+    status: String!
+    error: String
+    createdAt: DateTime!
+    sentAt: DateTime
+  }
+
+  type OutboxMessageConnection {
+    edges: [OutboxMessageEdge!]!
+    pageInfo: PageInfo!
+  }
+
+  type OutboxMessageEdge {
+    node: OutboxMessage!
+    cursor: String!
+  }
+`;
+
+type Args = Record<string, any>;
+
+export const resolvers: Resolvers = {
+  Query: {
+    bulkOperation: (_: unknown, { id }: Args, ctx: GraphQLContext) => getBulkOperation(ctx, id),
+    bulkOperations: (_: unknown, args: Args, ctx: GraphQLContext) => listBulkOperations(ctx, args),
+    outboxMessages: (_: unknown, args: Args, ctx: GraphQLContext) => listOutbox(ctx, args),
+  },
+  Mutation: {
+    startBulkOperation: async (_: unknown, { input }: Args, ctx: GraphQLContext) => {
+      const { operation, created } = await startBulkOperation(ctx, { ...(input.payload ?? {}), kind: input.kind }, input.idempotencyKey);
+      if (created) ctx.bulkStarted?.();
+      return operation;
+    },
+    cancelBulkOperation: (_: unknown, { id }: Args, ctx: GraphQLContext) => cancelBulkOperation(ctx, id),
+  },
+  BulkOperation: {
+    resultUrl: (op: BulkOperationView, _: unknown, ctx: GraphQLContext) => (op.resultKey ? ctx.fileUrl(op.resultKey) : null),
+  },
+};
