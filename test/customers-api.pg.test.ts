@@ -111,6 +111,15 @@ describe.each(engines)('customers on %s', (engine) => {
     expect(await search('6235550000')).toEqual(['Smitty Jones']);
     expect(await search('0042')).toEqual(['Adam Johnson']);
     expect(await search('zzz')).toEqual([]);
+    const firstTwo = ok(await api(LIST, { selector: { search: 'smi' }, first: 2 })).infiniteCustomers;
+    expect(firstTwo.totalCount).toBe(3);
+    const rest = ok(await api(LIST, { selector: { search: 'smi' }, first: 2, after: firstTwo.pageInfo.endCursor })).infiniteCustomers;
+    expect(rest.edges.map((e: any) => e.node.lastName)).toEqual(['Smithers']);
+    const back = ok(await api(LIST, { selector: { search: 'smi' }, last: 1, before: firstTwo.pageInfo.endCursor })).infiniteCustomers;
+    expect(back.edges.map((e: any) => e.node.lastName)).toEqual(['Jones']);
+    expect(back.pageInfo.hasPreviousPage).toBe(false);
+    const descending = ok(await api(LIST, { selector: { search: 'smi' }, sort: [{ field: 'NAME', direction: 'DESC' }], first: 1 })).infiniteCustomers;
+    expect(descending.edges[0].node.lastName).toBe('Smithers');
     const lookup = ok(await api(LOOKUP, { query: 'smith', first: 1 })).infiniteCustomerLookup;
     expect(lookup.edges[0].node).toMatchObject({ firstName: 'John', lastName: 'Smith', streetAddress: '400 Oak St', city: 'Mesa', state: 'AZ' });
     const next = ok(await api(LOOKUP, { query: 'smith', first: 1, after: lookup.pageInfo.endCursor })).infiniteCustomerLookup;

@@ -76,12 +76,14 @@ describe.each(engines)('list queries use their indexes on %s', (engine) => {
   });
 
   it('customer search and its totalCount use the trigram index', async () => {
+    // The matches come from the trigram index; joining them to their rows is the planner's call
+    // (over 5,000 rows a hash join may read the table; at 100,000 it probes the primary key).
     const search = await plan(() => listCustomers(ctx, { first: 50, selector: { search: 'smi' } }));
-    expect(search).toContain('customers_search');
-    expect(search).not.toContain('Seq Scan');
+    expect(search).toContain('customer_search_trgm');
+    expect(search).not.toContain('Seq Scan on customer_search');
     const count = await plan(async () => (await listCustomers(ctx, { first: 50, selector: { search: 'john smi' } })).totalCount());
-    expect(count).toContain('customers_search');
-    expect(count).not.toContain('Seq Scan');
+    expect(count).toContain('customer_search_trgm');
+    expect(count).not.toContain('Seq Scan on customer_search');
   });
 
   it('the visit list and a technician’s visits in a date range use indexes', async () => {
@@ -97,8 +99,8 @@ describe.each(engines)('list queries use their indexes on %s', (engine) => {
     expect(filtered).toMatch(/services_by_(secondary_)?technician/);
     expect(filtered).not.toContain('Seq Scan on services');
     const search = await plan(() => listServices(ctx, { first: 50, selector: { search: 'skimmer' } }));
-    expect(search).toContain('services_search');
-    expect(search).not.toContain('Seq Scan on services');
+    expect(search).toContain('service_search_trgm');
+    expect(search).not.toContain('Seq Scan on service_search');
   });
 
   it('quotes and inventory lists read their indexes', async () => {

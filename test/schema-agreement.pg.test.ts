@@ -32,8 +32,8 @@ const _typesCarryFields: [Customer['lastName'], Customer['tags'], Service['chemi
 void _typesCarryFields;
 
 const CHANGE_FEED_COLUMNS = ['_seq', '_deleted'];
-/** Search text the database derives from declared fields (generated columns, migration 0002). */
-const DERIVED_COLUMNS: Record<string, string[]> = { customers: ['_search'], services: ['_search'] };
+/** Columns the database derives from declared fields (none at present). */
+const DERIVED_COLUMNS: Record<string, string[]> = {};
 
 describe.each(engines)('SQL tables on %s match the shared definitions', (engine) => {
   let store: TestStore;

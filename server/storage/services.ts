@@ -1,5 +1,5 @@
 import { serviceResource, serviceTypeResource, type Service, type ServiceType } from '../../shared/index.js';
-import { customerSearchDoc } from './customers.js';
+import { customerSearchIds } from './customers.js';
 import type { Queryable } from './db.js';
 import {
   booleanConditionSql,
@@ -136,12 +136,10 @@ function filterConditions(f: ServiceFilter, p: Params): string[] {
  */
 function searchCondition(search: string, p: Params): string[] {
   if (searchWords(search).length === 0) return [];
-  const own = searchWordsSql('x._search', search, p).join(' and ');
-  const customer = searchWordsSql(customerSearchDoc('c'), search, p).join(' and ');
+  const own = searchWordsSql('ss.doc', search, p).join(' and ');
   return [
-    `s.id in (select x.id from services x where x.org_id = $1 and ${own}` +
-      ` union all select x.id from services x join customers c on c.org_id = x.org_id and c.id = x.customer_id` +
-      ` where x.org_id = $1 and c.org_id = $1 and ${customer})`,
+    `s.id in (select ss.id from service_search ss where ss.org_id = $1 and ${own}` +
+      ` union all select x.id from services x where x.org_id = $1 and x.customer_id in ${customerSearchIds(search, p)})`,
   ];
 }
 

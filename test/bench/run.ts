@@ -5,6 +5,7 @@ import type { Database } from '../../server/storage/db.js';
 import { openStore } from '../../server/storage/open.js';
 import { benchLists, printTimings } from './lists.js';
 import { benchSync } from './sync.js';
+import { benchBulk } from './bulk.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -21,16 +22,17 @@ const postgresUrl = process.env.BENCH_DATABASE_URL || process.env.TEST_DATABASE_
 
 console.log(`${new Date().toISOString()} · ${os.cpus().length} × ${os.cpus()[0]?.model} · ${Math.round(os.totalmem() / 2 ** 30)} GiB · Node ${process.version}`);
 
-async function onPglite(): Promise<void> {
+async function onPglite(part: 'lists' | 'bulk'): Promise<void> {
   const db = await openStore({});
   try {
-    printTimings('PGlite (embedded, in memory)', await benchLists(db, counts, runs));
+    if (part === 'lists') printTimings('PGlite (embedded, in memory)', await benchLists(db, counts, runs));
+    else await benchBulk(db, 'PGlite (embedded, in memory)');
   } finally {
     await db.close();
   }
 }
 
-async function onPostgres(url: string): Promise<void> {
+async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   const name = `pool_bench_${randomBytes(4).toString('hex')}`;
   const admin = new pg.Client({ connectionString: url });
   await admin.connect();
@@ -41,7 +43,8 @@ async function onPostgres(url: string): Promise<void> {
   try {
     db = await openStore({ databaseUrl: target.toString() });
     const { rows } = await db.query<{ v: string }>("select current_setting('server_version') as v");
-    printTimings(`PostgreSQL ${rows[0]!.v}`, await benchLists(db, counts, runs));
+    if (part === 'lists') printTimings(`PostgreSQL ${rows[0]!.v}`, await benchLists(db, counts, runs));
+    else await benchBulk(db, `PostgreSQL ${rows[0]!.v}`);
   } finally {
     await db?.close();
     await admin.query(`drop database if exists ${name} with (force)`);
@@ -49,15 +52,16 @@ async function onPostgres(url: string): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists or BENCH_ONLY=sync runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|bulk runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const onPg = Boolean(postgresUrl) && engines.includes('postgres');
-if (only !== 'sync') {
-  if (engines.includes('pglite')) await onPglite();
-  if (onPg) await onPostgres(postgresUrl!);
+for (const part of ['lists', 'bulk'] as const) {
+  if (only && only !== part) continue;
+  if (engines.includes('pglite')) await onPglite(part);
+  if (onPg) await onPostgres(postgresUrl!, part);
 }
-if (only !== 'lists') {
+if (!only || only === 'sync') {
   if (engines.includes('pglite')) await benchSync('pglite');
   if (onPg) await benchSync('postgres', postgresUrl);
 }

@@ -64,7 +64,7 @@ export async function seedOrganizationData(q: Queryable, orgId: string, counts: 
      from generate_series(1, $2::bigint) i`,
     [orgId, counts.customers],
   );
-  await q.query(
+  if (counts.services > 0) await q.query(
     `insert into services (org_id, id, reference, customer_id, type_id, new_technician_id, new_secondary_technician_id,
        start_time, end_time, billing_status, flag, vacuum, water_level, water_condition, water_color, notes,
        photos, chemical_readings, date_emailed)
@@ -102,4 +102,6 @@ export async function seedOrganizationData(q: Queryable, orgId: string, counts: 
   }
   await q.query('analyze customers');
   await q.query('analyze services');
+  await q.query('analyze customer_search');
+  await q.query('analyze service_search');
 }

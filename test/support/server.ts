@@ -79,6 +79,9 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(0, '127.0.0.1', () => resolve(s));
   });
+  // Longer than any pause in a test or benchmark, so a pooled client connection is never closed by
+  // the server just as the client reuses it (Node's 5 s default races with undici's keep-alive).
+  server.keepAliveTimeout = 120_000;
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://127.0.0.1:${port}`,

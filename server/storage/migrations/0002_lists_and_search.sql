@@ -9,7 +9,7 @@ create extension if not exists pg_trgm;
 -- Writes pay a little more; every search stays on the index.
 
 -- Search text of a customer: the fields the spec lists, lower-cased, plus the phone numbers as
--- bare digits so "5551234" finds "(555) 123-4". Declared immutable so an index can hold it.
+-- bare digits so "5551234" finds "(555) 123-4".
 create function customer_search_doc(
   first_name text, last_name text, street_address text, city text, state text, zip_code text,
   phone1 text, phone2 text, phone3 text, phone4 text
@@ -28,23 +28,71 @@ begin
   );
 end $$;
 
--- The search text is stored (a generated column) rather than indexed as an expression: checking a
--- trigram match against stored text costs a comparison, recomputing it costs the function above.
-alter table customers add column _search text generated always as (
-  customer_search_doc(first_name, last_name, street_address, city, state, zip_code,
-    phone_number, alternate_phone_number, tertiary_phone_number, fourth_phone_number)
-) stored;
-create index customers_search on customers using gin (_search gin_trgm_ops) with (fastupdate = off);
+-- Search text lives in its own narrow tables, written by triggers only when a searched field
+-- changes. Every other write (a visit's readings, a customer's billing flag, the change-feed
+-- stamp) then leaves the trigram index alone: kept on the main table, each such update re-inserted
+-- ~100 trigram entries (1.5 s instead of 0.2 s for 2,000 updates, measured here).
+create table customer_search (
+  org_id text not null,
+  id text not null,
+  doc text not null,
+  -- The default order's keys and liveness, so a search page is cut from this table alone and
+  -- only its 50 rows are read from customers.
+  last_key text not null,
+  first_key text not null,
+  live boolean not null,
+  primary key (org_id, id)
+);
+create index customer_search_trgm on customer_search using gin (doc gin_trgm_ops) with (fastupdate = off);
 
--- Search text of a visit: its own words (the customer's are searched through customers_search).
+create function customer_search_sync() returns trigger language plpgsql as $$
+begin
+  if tg_op = 'UPDATE' and (new.first_name, new.last_name, new.street_address, new.city, new.state, new.zip_code,
+      new.phone_number, new.alternate_phone_number, new.tertiary_phone_number, new.fourth_phone_number, new._deleted)
+      is not distinct from (old.first_name, old.last_name, old.street_address, old.city, old.state, old.zip_code,
+      old.phone_number, old.alternate_phone_number, old.tertiary_phone_number, old.fourth_phone_number, old._deleted) then
+    return null;
+  end if;
+  insert into customer_search (org_id, id, doc, last_key, first_key, live)
+  values (new.org_id, new.id, customer_search_doc(new.first_name, new.last_name, new.street_address, new.city,
+    new.state, new.zip_code, new.phone_number, new.alternate_phone_number, new.tertiary_phone_number,
+    new.fourth_phone_number), lower(new.last_name), lower(coalesce(new.first_name, '')), not new._deleted)
+  on conflict (org_id, id) do update
+    set doc = excluded.doc, last_key = excluded.last_key, first_key = excluded.first_key, live = excluded.live;
+  return null;
+end $$;
+
+create trigger customers_search_sync after insert or update on customers
+  for each row execute function customer_search_sync();
+
+-- Search text of a visit: its own words (its customer's are searched through customer_search).
 create function service_search_doc(reference text, notes text) returns text
 language plpgsql immutable parallel safe as $$
 begin
   return lower(coalesce(reference, '') || ' ' || coalesce(notes, ''));
 end $$;
 
-alter table services add column _search text generated always as (service_search_doc(reference, notes)) stored;
-create index services_search on services using gin (_search gin_trgm_ops) with (fastupdate = off);
+create table service_search (
+  org_id text not null,
+  id text not null,
+  doc text not null,
+  primary key (org_id, id)
+);
+create index service_search_trgm on service_search using gin (doc gin_trgm_ops) with (fastupdate = off);
+
+create function service_search_sync() returns trigger language plpgsql as $$
+begin
+  if tg_op = 'UPDATE' and (new.reference, new.notes) is not distinct from (old.reference, old.notes) then
+    return null;
+  end if;
+  insert into service_search (org_id, id, doc)
+  values (new.org_id, new.id, service_search_doc(new.reference, new.notes))
+  on conflict (org_id, id) do update set doc = excluded.doc;
+  return null;
+end $$;
+
+create trigger services_search_sync after insert or update on services
+  for each row execute function service_search_sync();
 
 -- Customer sorts (keyset pagination: sort keys, then id).
 create index customers_by_name on customers (org_id, lower(last_name), lower(coalesce(first_name, '')), id);

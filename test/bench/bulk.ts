@@ -1,0 +1,52 @@
+import { provisionOrganization } from '../../server/operations/organization.js';
+import type { Database } from '../../server/storage/db.js';
+import { startBulk, waitForBulk } from '../support/bulk.js';
+import { startTestServer } from '../support/server.js';
+import { seedOrganizationData } from './seed.js';
+
+/**
+ * Issue 7's benchmark: a bulk update of 10,000 customers and exports of 25,000, 50,000 and
+ * 100,000 customers, each through the REST interface with the worker in this process; items/s and
+ * the growth of this process's RSS while it ran (sampled every 10 ms), to show export memory
+ * stays flat as the row count grows.
+ */
+async function timed(server: { url: string }, token: string, body: unknown) {
+  const baseline = process.memoryUsage().rss;
+  let peak = baseline;
+  const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 10);
+  const start = performance.now();
+  const started = await startBulk(server, token, body);
+  if (started.status !== 202) throw new Error(JSON.stringify(started.body));
+  const done = await waitForBulk(server, token, started.body.id, 600_000);
+  const seconds = (performance.now() - start) / 1000;
+  clearInterval(sampler);
+  return { done, seconds, growthMb: (peak - baseline) / 2 ** 20, peakMb: peak / 2 ** 20 };
+}
+
+export async function benchBulk(db: Database, label: string): Promise<void> {
+  const server = await startTestServer(db, { worker: { chunkSize: 500, pollMs: 20 } });
+  try {
+    console.log(`\nBulk operations on ${label}`);
+    console.log('| operation | items | seconds | items/s | RSS growth during it | process peak RSS |');
+    console.log('|---|---|---|---|---|---|');
+    const row = (name: string, items: number, r: Awaited<ReturnType<typeof timed>>) =>
+      console.log(`| ${name} | ${items} | ${r.seconds.toFixed(2)} | ${Math.round(items / r.seconds)} | ${r.growthMb.toFixed(0)} MB | ${r.peakMb.toFixed(0)} MB |`);
+
+    const small = await provisionOrganization(db, { name: 'Bulk Update Bench' });
+    await seedOrganizationData(db, small.organization.id, { customers: 10_000, services: 0 });
+    const update = await timed(server, small.token, { kind: 'CUSTOMERS_UPDATE', selection: { selector: {} }, patch: { zone: 'Bench', readyForInvoice: true } });
+    if (update.done.succeeded !== 10_000) throw new Error(JSON.stringify(update.done));
+    row('CUSTOMERS_UPDATE (all 10,000)', 10_000, update);
+
+    for (const size of [25_000, 50_000, 100_000]) {
+      const org = await provisionOrganization(db, { name: `Bulk Export Bench ${size}` });
+      await seedOrganizationData(db, org.organization.id, { customers: size, services: 0 });
+      const exported = await timed(server, org.token, { kind: 'CUSTOMERS_EXPORT' });
+      if (exported.done.total !== size) throw new Error(JSON.stringify(exported.done));
+      const bytes = (await (await fetch(exported.done.resultUrl)).arrayBuffer()).byteLength;
+      row(`CUSTOMERS_EXPORT (${(bytes / 2 ** 20).toFixed(1)} MB CSV)`, size, exported);
+    }
+  } finally {
+    await server.close();
+  }
+}
