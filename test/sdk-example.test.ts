@@ -1,0 +1,29 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { runTs } from './support/child.js';
+import { openTestStore, type TestStore } from './support/engines.js';
+import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+
+/** The README's technician example runs as written against a real server. */
+describe('README technician example', () => {
+  let store: TestStore;
+  let server: TestServer;
+  let token: string;
+  beforeAll(async () => {
+    store = await openTestStore('pglite');
+    server = await startTestServer(store.db);
+    token = (await newOrganization(store.db, 'Example Pools')).token;
+  });
+  afterAll(async () => {
+    await server?.close();
+    await store?.drop();
+  });
+
+  it('records a visit with readings and a photo, uses stock, and the office sees it all', async () => {
+    const run = await runTs('client-sdk/examples/technician-flow.ts', [], { BASE_URL: server.url, TOKEN: token });
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toMatch(/"online":true,"pendingPushes":0,"pendingPhotoUploads":0/);
+    expect(run.stdout).toMatch(/visit on the server .*"notes":"Brushed, vacuumed".*"freeChlorine":2.5,"ph":7.4.*"caption":"Filter before cleaning","size":\d+/);
+    expect(run.stdout).toMatch(/chlorine left on the truck 18/);
+  });
+});
