@@ -14,10 +14,19 @@ import { LiveStream } from './replication/stream.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
 import { PHOTO_QUEUE, PhotoUploader, type QueuedPhoto } from './uploads/photo-queue.js';
 
+/** IndexedDB (through Dexie, RxDB's open-source IndexedDB storage) in a browser; memory in Node. */
+async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
+  if (typeof indexedDB !== 'undefined') {
+    const { getRxStorageDexie } = await import('rxdb/plugins/storage-dexie');
+    return getRxStorageDexie() as RxStorage<unknown, unknown>;
+  }
+  return getRxStorageMemory() as RxStorage<unknown, unknown>;
+}
+
 export interface PoolClientOptions {
   baseUrl: string;
   token: string;
-  /** Any RxStorage; default RxDB's memory storage (pass Dexie/IndexedDB in a browser to persist). */
+  /** Any RxStorage; default IndexedDB (Dexie) in a browser, RxDB's memory storage in Node. */
   storage?: RxStorage<unknown, unknown>;
   /** Replica name: a client opened again with the same name and storage continues where it was. */
   name?: string;
@@ -63,7 +72,7 @@ export interface PoolClient {
 export async function createPoolClient(options: PoolClientOptions): Promise<PoolClient> {
   const collections = options.collections ?? COLLECTION_NAMES;
   const endpoint: SyncEndpoint = { baseUrl: options.baseUrl.replace(/\/+$/, ''), token: options.token, fetch: options.fetch };
-  const db = await createReplicaDatabase(options.name ?? 'pool-replica', options.storage ?? getRxStorageMemory(), collections);
+  const db = await createReplicaDatabase(options.name ?? 'pool-replica', options.storage ?? (await defaultStorage()), collections);
   const tracker = new StatusTracker();
   const uploader = new PhotoUploader(
     db.collections[PHOTO_QUEUE] as never as import('rxdb').RxCollection<QueuedPhoto>,

@@ -311,6 +311,9 @@ describe.each(engines)('customers on %s', (engine) => {
     const badCreate = [{ firstName: 'No last name' }, { lastName: '   ' }, { lastName: 'x', isCommercial: 'yes' }, { lastName: 'x', shoeSize: 9 }];
     for (const input of badCreate) expect(errorCodes(await api(CREATE, { input }))).toEqual(['BAD_USER_INPUT']);
     expect(errorCodes(await api(UPDATE, { id: keep.id, input: { lastName: null } }))).toEqual(['BAD_USER_INPUT']);
+    const nul = await api(UPDATE, { id: keep.id, input: { notes: 'a\u0000b' } });
+    expect(errorCodes(nul)).toEqual(['BAD_USER_INPUT']);
+    expect(nul.errors![0]!.message).toMatch(/NUL character/);
 
     // Another organization's customer does not exist for this one.
     expect(await names(admin, { selector: { filters: { id: { eq: keep.id } } } })).toEqual([]);

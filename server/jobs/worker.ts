@@ -134,14 +134,15 @@ export class BulkWorker {
             tx,
             orgId: job.orgId,
             operationId: job.id,
-            messageStatus: 'PENDING',
-            addMessages: (messages) => addMessages(tx, job.orgId, messages.map((m) => ({ ...m, status: this.options.messenger.canSend(m.channel) ? 'PENDING' : 'STORED' }))),
+            // Sent after the commit when there is a sender for the channel; kept as STORED if not.
+            addMessages: (messages) =>
+              addMessages(tx, job.orgId, messages.map((m) => ({ ...m, status: this.options.messenger.canSend(m.channel) ? 'PENDING' : 'STORED' }))),
           },
           job.payload,
           slice,
         );
         await this.options.beforeChunkCommit?.(job, chunk);
-        await addProgress(tx, job.orgId, job.id, tally(slice, outcomes, job.payload));
+        await addProgress(tx, job.orgId, job.id, tally(slice, outcomes));
         return 'done' as const;
       });
       if (state === 'lost') return;
@@ -204,7 +205,7 @@ export class BulkWorker {
 
 class Cancelled extends Error {}
 
-function tally(slice: { index: number; item: unknown }[], outcomes: ItemOutcome[], _payload: unknown) {
+function tally(slice: { index: number; item: unknown }[], outcomes: ItemOutcome[]) {
   const errors: ItemError[] = [];
   let succeeded = 0;
   let skipped = 0;

@@ -1,6 +1,7 @@
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import type { Database, QueryResult, Queryable } from './db.js';
+import { translateDatabaseError } from './db-errors.js';
 import { lockFolder, type FolderLock } from './folder-lock.js';
 import { valueParsers } from './types.js';
 
@@ -26,8 +27,12 @@ class PgliteQueryable implements Queryable {
   constructor(protected readonly pg: PgliteLike) {}
 
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-    const result = await this.pg.query<T>(sql, params as unknown[]);
-    return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
+    try {
+      const result = await this.pg.query<T>(sql, params as unknown[]);
+      return { rows: result.rows, rowCount: result.affectedRows || result.rows.length };
+    } catch (error) {
+      throw translateDatabaseError(error);
+    }
   }
 
   async exec(sql: string): Promise<void> {

@@ -1,5 +1,6 @@
 import pg from 'pg';
 import type { Database, QueryResult, Queryable } from './db.js';
+import { translateDatabaseError } from './db-errors.js';
 import { valueParsers } from './types.js';
 
 /** Real PostgreSQL through a pg connection pool. */
@@ -25,8 +26,12 @@ class PostgresQueryable implements Queryable {
   constructor(protected readonly client: pg.Pool | pg.PoolClient) {}
 
   async query<T>(sql: string, params: readonly unknown[] = []): Promise<QueryResult<T>> {
-    const result = await this.client.query(sql, params as unknown[]);
-    return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
+    try {
+      const result = await this.client.query(sql, params as unknown[]);
+      return { rows: result.rows as T[], rowCount: result.rowCount ?? result.rows.length };
+    } catch (error) {
+      throw translateDatabaseError(error);
+    }
   }
 
   async exec(sql: string): Promise<void> {

@@ -36,9 +36,8 @@ export interface ChunkEnv {
   tx: Queryable;
   orgId: string;
   operationId: string;
-  /** Where new messages go: PENDING when a sender is configured, else STORED. */
-  messageStatus: 'PENDING' | 'STORED';
-  addMessages(messages: Omit<OutboxMessage, 'createdAt' | 'sentAt' | 'error'>[]): Promise<void>;
+  /** Puts messages in the outbox, in this chunk's transaction (the worker decides their status). */
+  addMessages(messages: Omit<OutboxMessage, 'createdAt' | 'sentAt' | 'error' | 'status'>[]): Promise<void>;
 }
 
 export interface ChunkedKind {
@@ -229,7 +228,7 @@ function exportKind<T>(
 }
 
 const window = (after: string | null) => ({ size: EXPORT_BATCH, from: after ? [after] : null, backward: false });
-const lastKey = <T>(page: { rows: { keys: string[] }[]; more: boolean }) => (page.more ? page.rows.at(-1)!.keys[0]! : null);
+const lastKey = (page: { rows: { keys: string[] }[]; more: boolean }) => (page.more ? page.rows.at(-1)!.keys[0]! : null);
 
 const customersExport = exportKind<Customer>(
   'CUSTOMERS_EXPORT',
@@ -284,7 +283,7 @@ function messageKind(kind: string, channel: 'EMAIL' | 'SMS'): KindDefinition {
       async apply(env, payload, items) {
         const byId = new Map((await customersByIds(env.tx, env.orgId, items.map((i) => i.item as string))).map((c) => [c.id, c]));
         const outcomes: ItemOutcome[] = [];
-        const messages: Omit<OutboxMessage, 'createdAt' | 'sentAt' | 'error'>[] = [];
+        const messages: Omit<OutboxMessage, 'createdAt' | 'sentAt' | 'error' | 'status'>[] = [];
         for (const { index, item } of items) {
           const customer = byId.get(item as string);
           const recipient = customer ? recipientOf(customer, channel) : null;
@@ -300,7 +299,6 @@ function messageKind(kind: string, channel: 'EMAIL' | 'SMS'): KindDefinition {
             recipient,
             subject: channel === 'EMAIL' ? render(payload.subject as string, customer) : null,
             body: render(payload.body as string, customer),
-            status: env.messageStatus,
           });
           outcomes.push({ ok: true });
         }

@@ -55,8 +55,7 @@ export async function push(ctx: OperationContext, name: string, raw: unknown): P
   if (!rows.length) return { conflicts: [], refused: [], quarantined: [], written: 0 };
   try {
     return await ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, false));
-  } catch (error) {
-    if (isAppError(error)) throw error;
+  } catch {
     // A database error in the fast path (writes batched, no savepoints) rolled everything back.
     // Redo row by row behind savepoints, so the one bad row is refused and the rest apply.
     return ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, true));
@@ -90,7 +89,8 @@ async function applyBatch(
       }
     } catch (error) {
       writes.forget(id);
-      if (!careful && !isAppError(error)) throw error;
+      // In the fast path a database error has aborted the transaction: start over carefully.
+      if (!careful && (!isAppError(error) || error.details?.sqlstate)) throw error;
       if (careful) await tx.query('rollback to savepoint push_row');
       const reason = isAppError(error) ? error.message : `could not be stored (${(error as Error).message})`;
       await refuseOrQuarantine(ctx, tx, collection, row, masters.get(id), reason, outcome);
