@@ -17,10 +17,13 @@ export type LiveEvent =
   | { type: 'RESYNC' }
   | { type: 'changes'; collection: string; documents: Doc[]; checkpoint: Checkpoint };
 
+/** Receives an event and its JSON (made once per batch and shared by every subscriber it suits). */
+export type LiveSender = (event: LiveEvent, json: string) => void;
+
 interface Subscriber {
   ctx: OperationContext;
   collections: Set<string>;
-  send: (event: LiveEvent) => void;
+  send: LiveSender;
 }
 
 interface OrgFeed {
@@ -31,6 +34,8 @@ interface OrgFeed {
   reading: Map<string, boolean>;
 }
 
+const RESYNC: LiveEvent = { type: 'RESYNC' };
+const RESYNC_JSON = JSON.stringify(RESYNC);
 const byTable = new Map(SYNC_COLLECTIONS.map((c) => [c.resource.table, c]));
 const BATCH = 1000;
 
@@ -62,7 +67,7 @@ export class LiveFeed {
   }
 
   /** Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. */
-  async subscribe(ctx: OperationContext, collections: readonly string[], send: (event: LiveEvent) => void): Promise<() => void> {
+  async subscribe(ctx: OperationContext, collections: readonly string[], send: LiveSender): Promise<() => void> {
     const orgId = ctx.viewer.orgId;
     let org = this.orgs.get(orgId);
     if (!org) {
@@ -73,7 +78,7 @@ export class LiveFeed {
     }
     const subscriber: Subscriber = { ctx, collections: new Set(collections), send };
     org.subscribers.add(subscriber);
-    send({ type: 'RESYNC' });
+    send(RESYNC, RESYNC_JSON);
     return () => {
       org!.subscribers.delete(subscriber);
       if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
@@ -82,7 +87,7 @@ export class LiveFeed {
 
   /** After a lost LISTEN connection: every subscriber re-pulls. */
   private catchUp(): void {
-    for (const org of this.orgs.values()) for (const s of org.subscribers) s.send({ type: 'RESYNC' });
+    for (const org of this.orgs.values()) for (const s of org.subscribers) s.send(RESYNC, RESYNC_JSON);
   }
 
   private changed(orgId: string, table: string): void {
@@ -122,15 +127,17 @@ export class LiveFeed {
 
   private deliver(org: OrgFeed, collection: SyncCollection, rows: { record: Doc; deleted: boolean; seq: number }[]): void {
     const checkpoint = { seq: rows.at(-1)!.seq };
+    const encode = (visible: typeof rows) => {
+      const event: LiveEvent = { type: 'changes', collection: collection.name, documents: visible.map((r) => toDocument(r.record, r.deleted)), checkpoint };
+      return { event, json: JSON.stringify(event) };
+    };
+    let everything: ReturnType<typeof encode> | null = null;
     for (const subscriber of org.subscribers) {
       if (!subscriber.collections.has(collection.name)) continue;
       const visible = rows.filter((r) => this.visibleTo(subscriber, collection, r.record));
-      subscriber.send({
-        type: 'changes',
-        collection: collection.name,
-        documents: visible.map((r) => toDocument(r.record, r.deleted)),
-        checkpoint,
-      });
+      // Most subscribers see the whole batch: encode it once for all of them.
+      const message = visible.length === rows.length ? (everything ??= encode(rows)) : encode(visible);
+      subscriber.send(message.event, message.json);
     }
   }
 

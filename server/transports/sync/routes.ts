@@ -44,8 +44,8 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger }: Syn
     req.socket.setNoDelay(true);
     res.write('retry: 1000\n\n');
     streams.add(res);
-    const unsubscribe = await feed.subscribe(ctx, names ?? [...known], (event) => {
-      res.write(`data: ${JSON.stringify(event)}\n\n`);
+    const unsubscribe = await feed.subscribe(ctx, names ?? [...known], (_event, json) => {
+      res.write(`data: ${json}\n\n`);
     });
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), settings.heartbeatMs);
     res.on('close', () => {
