@@ -48,7 +48,7 @@ async function run(): Promise<void> {
   const command = commands[positionals[0] ?? ''];
   if (!command) throw new Error(USAGE);
   const config = loadConfig();
-  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
   try {
     const result = (await command(db, values)) as { token: string };
     console.log(values.json ? JSON.stringify(result, null, 2) : describe(result));

@@ -14,6 +14,7 @@ const EnvSchema = z.object({
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().url().optional(),
+  PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(32),
   PLATFORM_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_000_000),
@@ -71,6 +72,8 @@ export interface Config {
   dataDir: string;
   /** Real PostgreSQL when set; otherwise embedded PGlite under dataDir. */
   databaseUrl: string | undefined;
+  /** Buffer cache of the embedded engine, in MB (PGLITE_SHARED_BUFFERS_MB, default 32). */
+  pgliteSharedBuffersMb: number;
   /** Guards POST /admin/organizations; the route is disabled when unset. */
   platformAdminToken: string | undefined;
   logLevel: string;
@@ -118,6 +121,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
+    pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
     platformAdminToken: e.PLATFORM_ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -19,7 +19,7 @@ import { fileLinks } from './transports/http/file-links.js';
 async function main(): Promise<void> {
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
   const engine = config.databaseUrl ? 'postgres' : `pglite (${config.dataDir})`;
   const blobs = await openBlobStore(config.files, config.dataDir);
   const secret = config.files.urlSecret ?? (await sharedSecret(db, 'file-links'));

@@ -2,11 +2,11 @@ import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
-import { finished, runTs, spawnTs, waitForOutput } from './support/child.js';
+import { finished, runTs, spawnNpmStart, waitForOutput } from './support/child.js';
 
 /**
- * The real entry points as a user runs them: `npm start` (server/main.ts) on an empty embedded
- * store, graceful shutdown, and `npm run admin`.
+ * The real entry points as a user runs them: `npm start` (which builds and runs the server bundle)
+ * on an empty embedded store, graceful shutdown through npm, and `npm run admin`.
  */
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pool-main-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -15,7 +15,7 @@ const dataDir = path.join(tmp, 'data');
 const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '' };
 
 async function startServer() {
-  const child = spawnTs('server/main.ts', [], env);
+  const child = spawnNpmStart(env);
   const done = finished(child);
   const out = await waitForOutput(child, /listening on (http:\/\/\S+)/);
   const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
@@ -60,7 +60,7 @@ describe('npm start', () => {
   });
 
   it('refuses to start with invalid configuration, naming the variable', async () => {
-    const res = await runTs('server/main.ts', [], { ...env, PORT: 'eighty' });
+    const res = await finished(spawnNpmStart({ ...env, PORT: 'eighty' }));
     expect(res.code).toBe(1);
     expect(res.stderr).toContain('PORT');
   });

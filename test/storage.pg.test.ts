@@ -1,7 +1,11 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { customerResource } from '../shared/index.js';
 import type { Database, Engine } from '../server/storage/db.js';
 import { migrate, readMigrations } from '../server/storage/migrate.js';
+import { openStore } from '../server/storage/open.js';
 import { recordTable } from '../server/storage/records.js';
 import { newOrganization } from './support/server.js';
 import { engines, openTestStore, type TestStore } from './support/engines.js';
@@ -110,6 +114,22 @@ describe.each(engines)('storage on %s', (engine) => {
     expect(back!.bodiesOfWater).toEqual(water);
     expect(back!.customFields).toEqual([1, 'two']);
     seen.json = back!.bodiesOfWater;
+  });
+});
+
+describe('the embedded engine', () => {
+  it('keeps its buffer cache as configured (it lives in WebAssembly memory, which never shrinks)', async () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pglite-buffers-'));
+    try {
+      for (const [configured, shown] of [[undefined, '32MB'], [8, '8MB']] as const) {
+        const store = await openStore({ dataDir: dir, pgliteSharedBuffersMb: configured });
+        const { rows } = await store.query<{ shared_buffers: string }>('show shared_buffers');
+        await store.close();
+        expect(rows[0]!.shared_buffers).toBe(shown);
+      }
+    } finally {
+      fs.rmSync(dir, { recursive: true, force: true });
+    }
   });
 });
 

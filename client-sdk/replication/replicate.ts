@@ -1,6 +1,7 @@
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
-import type { RxCollection } from 'rxdb';
+import type { RxCollection, WithDeleted } from 'rxdb';
 import { pullBatch, pushRows, type Checkpoint, type SyncEndpoint } from './http.js';
+import { pullAhead } from './pull-ahead.js';
 import type { LiveStream } from './stream.js';
 
 /**
@@ -31,6 +32,7 @@ export interface ReplicationObserver {
 
 export function replicateCollection(collection: RxCollection, options: ReplicateOptions): RxReplicationState<unknown, Checkpoint> {
   const name = collection.name;
+  const pullPage = pullAhead((checkpoint, limit) => pullBatch<WithDeleted<unknown>>(options.endpoint, name, checkpoint, limit));
   return replicateRxCollection<unknown, Checkpoint>({
     collection,
     replicationIdentifier: `${options.identifier}:${name}`,
@@ -41,7 +43,7 @@ export function replicateCollection(collection: RxCollection, options: Replicate
     pull: {
       batchSize: options.pullBatchSize ?? 1000,
       handler: (checkpoint, batchSize) =>
-        observe(options.observer, name, pullBatch(options.endpoint, name, checkpoint, batchSize), (o) => o.pulled?.(name)),
+        observe(options.observer, name, pullPage(checkpoint, batchSize), (o) => o.pulled?.(name)),
       stream$: options.stream.events(name) as never,
     },
     push: READ_ONLY_COLLECTIONS.has(name)

@@ -8,7 +8,9 @@ import type { Database } from './db.js';
  * one transaction, and records each in schema_migrations. An advisory lock makes several server
  * processes starting together on one PostgreSQL apply each migration once.
  */
-const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), 'migrations');
+// Resolved from server/storage/ (run from source) and from server/dist/ (the bundle `npm start`
+// runs) alike: both are one level below server/.
+const MIGRATIONS_DIR = path.join(path.dirname(fileURLToPath(import.meta.url)), '..', 'storage', 'migrations');
 const MIGRATION_LOCK_KEY = 7_406_113; // any constant; only migrations take this lock
 
 export interface Migration {

@@ -6,13 +6,15 @@ import { openPostgres } from './postgres.js';
 export interface StoreOptions {
   databaseUrl?: string | undefined;
   dataDir?: string | undefined;
+  /** PGlite's buffer cache (see pglite.ts); ignored with PostgreSQL. */
+  pgliteSharedBuffersMb?: number | undefined;
 }
 
 /** Opens the configured engine and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<Database> {
   const db = options.databaseUrl
     ? await openPostgres(options.databaseUrl)
-    : await openPglite(options.dataDir);
+    : await openPglite(options.dataDir, options.pgliteSharedBuffersMb);
   try {
     await migrate(db);
     return db;

@@ -8,11 +8,21 @@ import { valueParsers } from './types.js';
 /**
  * The embedded engine: PostgreSQL compiled to WebAssembly, files under a local folder.
  * Pass no folder for an in-memory database (tests).
+ *
+ * PostgreSQL's buffer cache lives inside the WebAssembly memory, which never shrinks: PGlite's
+ * default of 128 MB made a server that had read a 50,000-visit table hold about 110 MB more than
+ * with 16 MB, at the same speed (the folder's files stay in the OS page cache either way).
  */
-export async function openPglite(dataDir?: string): Promise<Database> {
+export const DEFAULT_PGLITE_SHARED_BUFFERS_MB = 32;
+
+export async function openPglite(dataDir?: string, sharedBuffersMb = DEFAULT_PGLITE_SHARED_BUFFERS_MB): Promise<Database> {
   const lock: FolderLock | null = dataDir ? lockFolder(dataDir) : null;
   try {
-    const pg = await PGlite.create(dataDir, { extensions: { pg_trgm }, parsers: valueParsers });
+    const pg = await PGlite.create(dataDir, {
+      extensions: { pg_trgm },
+      parsers: valueParsers,
+      startParams: [...PGlite.defaultStartParams, '-c', `shared_buffers=${sharedBuffersMb}MB`],
+    });
     await pg.exec("SET TIME ZONE 'UTC'");
     return new PgliteDatabase(pg, lock);
   } catch (error) {

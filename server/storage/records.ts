@@ -22,6 +22,12 @@ export interface RecordTable<R extends ResourceDef> {
   readonly resource: R;
   /** `col AS "field", ...` for a select list (optionally prefixed with a table alias). */
   selectList(alias?: string): string;
+  /**
+   * `expr AS "field", ...` whose `row_to_json` is the record exactly as `toRecord` would give it
+   * once JSON-encoded (timestamps as ISO 8601 UTC with milliseconds), so PostgreSQL can write the
+   * JSON of many records without the rows ever becoming JS objects.
+   */
+  jsonSelectList(alias: string): string;
   toRecord(row: Record<string, unknown>): RecordOf<R>;
   insert(q: Queryable, orgId: string, values: Partial<RecordOf<R>> & { id: string }): Promise<RecordOf<R>>;
   /**
@@ -47,6 +53,17 @@ export interface RecordTable<R extends ResourceDef> {
    * delivers the delete. Returns the record as it was, or null when there was none.
    */
   softDelete(q: Queryable, orgId: string, id: string): Promise<RecordOf<R> | null>;
+}
+
+/**
+ * A column as the JSON value our drivers' parsers produce (server/storage/types.ts). Only
+ * timestamps differ from PostgreSQL's own JSON form (microseconds, "+00:00"); numeric keeps its
+ * scale ("12.50") but parses to the same number.
+ */
+function jsonValue(mapping: ColumnMapping, expression: string): string {
+  return mapping.ddlType === 'timestamptz'
+    ? `to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
+    : expression;
 }
 
 /** createdAt/updatedAt are set by the table's trigger, never by a caller. */
@@ -91,6 +108,7 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
   const api: RecordTable<R> = {
     resource,
     selectList: (alias) => mappings.map((m) => `${alias ? `${alias}.` : ''}"${m.column}"`).join(', '),
+    jsonSelectList: (alias) => mappings.map((m) => `${jsonValue(m, `${alias}."${m.column}"`)} as "${m.field}"`).join(', '),
     toRecord: (row) => rowToRecord<RecordOf<R>>(mappings, row),
 
     async insert(q, orgId, values) {

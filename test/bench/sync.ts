@@ -12,7 +12,7 @@ import { LiveStream } from '../../client-sdk/replication/stream.js';
 import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import { openStore } from '../../server/storage/open.js';
-import { spawnTs, waitForOutput } from '../support/child.js';
+import { spawnBuiltServer, waitForOutput } from '../support/child.js';
 import { seedOrganizationData } from './seed.js';
 
 /**
@@ -66,7 +66,7 @@ async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: st
   console.log(`seeded ${VISITS} visits, 5000 customers, 500 items in ${((performance.now() - start) / 1000).toFixed(1)} s`);
   await db.close();
 
-  const child = spawnTs('server/main.ts', [], {
+  const child = await spawnBuiltServer({
     PORT: '0',
     DATA_DIR: path.join(folder, 'data'),
     SEED_DEMO_ORG: 'false',

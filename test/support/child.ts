@@ -22,6 +22,29 @@ export function spawnTs(script: string, args: string[], env: Record<string, stri
   });
 }
 
+/** `npm start` exactly as a user types it (it builds server/dist/main.js, then runs it). */
+export function spawnNpmStart(env: Record<string, string>): ChildProcess {
+  return spawn('npm', ['start', '--silent'], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
+/**
+ * What `npm start` runs, built first, as a direct child (so its pid is the server's own, for
+ * reading its memory): the benchmarks measure the server users run.
+ */
+export async function spawnBuiltServer(env: Record<string, string>): Promise<ChildProcess> {
+  const build = await finished(spawn('npm', ['run', '--silent', 'build:server'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
+  if (build.code !== 0) throw new Error(`npm run build:server failed:\n${build.stderr}`);
+  return spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'server/dist/main.js')], {
+    cwd: ROOT,
+    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+}
+
 export function runTs(script: string, args: string[], env: Record<string, string>): Promise<Finished> {
   const child = spawnTs(script, args, env);
   return finished(child);

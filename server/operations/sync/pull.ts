@@ -1,10 +1,8 @@
 import { z } from 'zod';
-import { readFeed } from '../../storage/change-feed.js';
+import { readFeedPage } from '../../storage/change-feed.js';
 import type { OperationContext } from '../context.js';
 import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
-import { toDocument } from './documents.js';
-import type { Doc } from './merge.js';
 
 /**
  * Pull: the documents of a collection changed after a checkpoint, oldest change first, with the
@@ -15,9 +13,18 @@ export interface Checkpoint {
   seq: number;
 }
 
+/**
+ * A pull's answer. The documents arrive from the database as JSON text (a JSON array) and go to
+ * the client as they are: `pullResponseJson` wraps them into `{documents, checkpoint}`.
+ */
 export interface PullResult {
-  documents: Doc[];
+  documentsJson: string;
+  count: number;
   checkpoint: Checkpoint;
+}
+
+export function pullResponseJson(result: PullResult): string {
+  return `{"documents":${result.documentsJson},"checkpoint":${JSON.stringify(result.checkpoint)}}`;
 }
 
 export interface SyncSettings {
@@ -39,11 +46,8 @@ export async function pull(
 ): Promise<PullResult> {
   const collection = syncCollection(name);
   const { checkpoint, limit } = parseInput(PullInput, { checkpoint: raw.checkpoint ?? undefined, limit: raw.limit ?? undefined });
-  const rows = await readFeed(ctx.db, collection.table, ctx.viewer.orgId, checkpoint, limit, scopeOf(ctx, settings, collection));
-  return {
-    documents: rows.map((r) => toDocument(r.record as object, r.deleted)),
-    checkpoint: { seq: rows.at(-1)?.seq ?? checkpoint },
-  };
+  const page = await readFeedPage(ctx.db, collection.table, ctx.viewer.orgId, checkpoint, limit, scopeOf(ctx, settings, collection));
+  return { documentsJson: page.documents, count: page.count, checkpoint: { seq: page.lastSeq ?? checkpoint } };
 }
 
 /** Technicians sync a window of visits: the last N days and everything ahead. */

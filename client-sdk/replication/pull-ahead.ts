@@ -1,0 +1,30 @@
+import type { Checkpoint, PullAnswer } from './http.js';
+
+/**
+ * Pulls with one page of read-ahead. RxDB asks for pages one after another and writes each into
+ * the replica before asking for the next; while it writes, the next page is already on its way, so
+ * an initial sync costs about max(server, device) instead of their sum.
+ *
+ * A page read ahead is as correct as one read later: the change feed is ordered by commit, so
+ * anything committed after the read lands beyond its checkpoint and arrives with a later page.
+ * Only a full page is followed by a read-ahead (a short one means the device has caught up), a
+ * read-ahead is used only for exactly the checkpoint and size asked, and a failed one is dropped
+ * and the page fetched again.
+ */
+export type PageFetcher<T> = (checkpoint: Checkpoint | undefined, limit: number) => Promise<PullAnswer<T>>;
+
+export function pullAhead<T>(fetchPage: PageFetcher<T>): PageFetcher<T> {
+  let ahead: { seq: number; limit: number; page: Promise<PullAnswer<T> | null> } | null = null;
+
+  return async (checkpoint, limit) => {
+    const seq = checkpoint?.seq ?? 0;
+    const ready = ahead && ahead.seq === seq && ahead.limit === limit ? await ahead.page : null;
+    ahead = null;
+    const page = ready ?? (await fetchPage(checkpoint, limit));
+    if (page.documents.length === limit) {
+      const next = page.checkpoint;
+      ahead = { seq: next.seq, limit, page: fetchPage(next, limit).catch(() => null) };
+    }
+    return page;
+  };
+}

@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { pullBatch, type Checkpoint, type SyncEndpoint } from '../client-sdk/replication/http.js';
+import { pullAhead } from '../client-sdk/replication/pull-ahead.js';
+import { openTestStore, type TestStore } from './support/engines.js';
+import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { pushChanges } from './support/sync.js';
+
+/** The SDK's read-ahead pull against a real server: faster, and never at the cost of a change. */
+describe('pull with read-ahead', () => {
+  let store: TestStore;
+  let server: TestServer;
+  let endpoint: SyncEndpoint;
+
+  beforeAll(async () => {
+    store = await openTestStore('pglite');
+    server = await startTestServer(store.db);
+    const { token } = await newOrganization(store.db, 'Read-ahead Pools');
+    endpoint = { baseUrl: server.url, token };
+    const rows = Array.from({ length: 25 }, (_, i) => ({ newDocumentState: { id: `c-${String(i).padStart(2, '0')}`, lastName: `Customer ${i}` } }));
+    expect((await pushChanges(server, token, 'customers', rows)).body).toEqual([]);
+  });
+  afterAll(async () => {
+    await server?.close();
+    await store?.drop();
+  });
+
+  /** Pulls to the end as RxDB does: one page after another, each from the last checkpoint. */
+  async function pullToEnd(fetchPage: ReturnType<typeof pullAhead<{ id: string }>>, between: (page: number) => Promise<void> = async () => {}) {
+    const ids: string[] = [];
+    let checkpoint: Checkpoint | undefined;
+    for (let page = 0; ; page++) {
+      const answer = await fetchPage(checkpoint, 10);
+      ids.push(...answer.documents.map((d) => d.id));
+      checkpoint = answer.checkpoint;
+      if (answer.documents.length < 10) return ids;
+      await between(page);
+    }
+  }
+
+  it('fetches the next page while the device writes the current one, and still delivers a change committed meanwhile', async () => {
+    const requested: number[] = [];
+    const fetchPage = pullAhead<{ id: string }>((checkpoint, limit) => {
+      requested.push(checkpoint?.seq ?? 0);
+      return pullBatch(endpoint, 'customers', checkpoint, limit);
+    });
+    const ids = await pullToEnd(fetchPage, async (page) => {
+      // The read-ahead of the next page is already on its way when the device gets a page.
+      expect(requested).toHaveLength(page + 2);
+      if (page === 0) await pushChanges(server, endpoint.token, 'customers', [{ newDocumentState: { id: 'late', lastName: 'Late' } }]);
+    });
+    expect(ids).toHaveLength(26);
+    expect(ids.at(-1)).toBe('late');
+    expect(new Set(ids).size).toBe(26);
+  });
+
+  it('a read-ahead that fails is dropped and the page fetched again', async () => {
+    let calls = 0;
+    const fetchPage = pullAhead<{ id: string }>((checkpoint, limit) => {
+      calls++;
+      if (calls === 2) return Promise.reject(new Error('signal lost'));
+      return pullBatch(endpoint, 'customers', checkpoint, limit);
+    });
+    const ids = await pullToEnd(fetchPage);
+    expect(ids).toHaveLength(26);
+    expect(new Set(ids).size).toBe(26);
+  });
+
+  it('a read-ahead is not used for another checkpoint or page size', async () => {
+    const fetchPage = pullAhead<{ id: string }>((checkpoint, limit) => pullBatch(endpoint, 'customers', checkpoint, limit));
+    const first = await fetchPage(undefined, 10);
+    const again = await fetchPage(undefined, 10);
+    expect(again.documents.map((d) => d.id)).toEqual(first.documents.map((d) => d.id));
+    const larger = await fetchPage(first.checkpoint, 20);
+    expect(larger.documents).toHaveLength(16);
+    expect(larger.documents[0]!.id).toBe('c-10');
+  });
+});
