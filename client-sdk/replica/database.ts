@@ -20,7 +20,10 @@ export async function createReplicaDatabase(
 ): Promise<ReplicaDatabase> {
   const unknown = collections.filter((c) => !COLLECTION_NAMES.includes(c));
   if (unknown.length) throw new Error(`Unknown collections: ${unknown.join(', ')}`);
-  const db = await createRxDatabase<ReplicaCollections>({ name, storage, multiInstance: false, closeDuplicates: true });
+  // allowSlowCount: the photo queue counts its waiting photos by a nullable field, which no index
+  // can hold; IndexedDB storage refuses such a count unless allowed (a browser test caught it).
+  // The queue holds a handful of photos, so counting them by reading them is cheap.
+  const db = await createRxDatabase<ReplicaCollections>({ name, storage, multiInstance: false, closeDuplicates: true, allowSlowCount: true });
   const wanted = replicatedResources.filter((r) => collections.includes(r.collection!));
   await db.addCollections({
     ...Object.fromEntries(wanted.map((r) => [r.collection!, { schema: rxSchemaOf(r) as never }])),
