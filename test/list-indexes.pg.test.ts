@@ -103,6 +103,20 @@ describe.each(engines)('list queries use their indexes on %s', (engine) => {
     expect(search).not.toContain('Seq Scan on service_search');
   });
 
+  it('after one statement rewrites the notes of 3,000 visits, search still reads the trigram index and finds them all', async () => {
+    // Migration 0006 lets a statement append to the index's pending list and merges it when the
+    // statement ends; nothing may be left behind for the planner to price the index by.
+    await store.db.query(
+      `update services set notes = coalesce(notes, '') || ' resurfaced plaster' where org_id = $1 and id in (select id from services where org_id = $1 order by id limit 3000)`,
+      [ctx.viewer.orgId],
+    );
+    const search = await plan(() => listServices(ctx, { first: 50, selector: { search: 'resurfaced' } }));
+    expect(search).toContain('service_search_trgm');
+    expect(search).not.toContain('Seq Scan on service_search');
+    const { rows } = await store.db.query<{ n: number }>(`select count(*)::int as n from service_search where org_id = $1 and doc like '%resurfaced plaster%'`, [ctx.viewer.orgId]);
+    expect(rows[0]!.n).toBe(3000);
+  });
+
   it('quotes and inventory lists read their indexes', async () => {
     const quotes = await plan(() => listQuotes(ctx, { first: 50, filter: { status: 'SENT' } }));
     expect(quotes).toMatch(/quotes_by_(status|created)/);
