@@ -1,4 +1,22 @@
+import { deepEqual } from 'rxdb/plugins/utils';
 import { BehaviorSubject, Subject } from 'rxjs';
+import { replicatedResources } from '../shared/index.js';
+
+/** Per collection, the fields a device writes (server-owned ones are the server's to set). */
+const DEVICE_FIELDS = new Map(
+  replicatedResources.map((r) => [r.collection!, Object.entries(r.fields).filter(([, { meta }]) => meta.owner !== 'server').map(([f]) => f)]),
+);
+
+/**
+ * Whether the server's answer changed something the device wrote (a merge or a refusal), as
+ * opposed to only adding what the server sets (timestamps, numbers, totals), which every
+ * accepted write comes back with.
+ */
+function changedByServer(collection: string, sent: Record<string, unknown> | undefined, server: Record<string, unknown>): boolean {
+  if (!sent) return true;
+  if (Boolean(server._deleted) !== Boolean(sent._deleted)) return true;
+  return (DEVICE_FIELDS.get(collection) ?? []).some((f) => f in sent && !deepEqual(sent[f] ?? null, server[f] ?? null));
+}
 
 /**
  * What the app shows about sync. Network trouble is reported here, never thrown.
@@ -58,7 +76,8 @@ export class StatusTracker {
     const byId = new Map(sent.map((d) => [(d as { id: string }).id, d]));
     for (const doc of answered) {
       const id = (doc as { id: string }).id;
-      this.conflicts$.next({ collection, id, sent: byId.get(id), server: doc });
+      const sentDoc = byId.get(id) as Record<string, unknown> | undefined;
+      if (changedByServer(collection, sentDoc, doc as Record<string, unknown>)) this.conflicts$.next({ collection, id, sent: sentDoc, server: doc });
     }
     this.update({ pendingPushes: this.pending.size });
     this.succeeded();

@@ -17,7 +17,7 @@ describe('pull with read-ahead', () => {
     const { token } = await newOrganization(store.db, 'Read-ahead Pools');
     endpoint = { baseUrl: server.url, token };
     const rows = Array.from({ length: 25 }, (_, i) => ({ newDocumentState: { id: `c-${String(i).padStart(2, '0')}`, lastName: `Customer ${i}` } }));
-    expect((await pushChanges(server, token, 'customers', rows)).body).toEqual([]);
+    expect((await pushChanges(server, token, 'customers', rows)).status).toBe(200);
   });
   afterAll(async () => {
     await server?.close();

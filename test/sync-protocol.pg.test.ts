@@ -39,7 +39,12 @@ describe.each(engines)('sync protocol on %s', (engine) => {
   it('pull delivers changes after a checkpoint in order, with _deleted, in limited batches', async () => {
     const { checkpoint: start } = await pullAll(server, office, 'customers');
     const ids = [uid('c'), uid('c'), uid('c')];
-    for (const id of ids) expect((await pushChanges(server, office, 'customers', [{ newDocumentState: { id, lastName: id } }])).body).toEqual([]);
+    for (const id of ids) {
+      // The answer is the stored document: what the server added (timestamps, nulls) reaches the
+      // device with the push itself.
+      const answer = (await pushChanges(server, office, 'customers', [{ newDocumentState: { id, lastName: id } }])).body;
+      expect(answer).toEqual([expect.objectContaining({ id, lastName: id, firstName: null, createdAt: expect.any(String), _deleted: false })]);
+    }
     const first = await pullChanges(server, office, 'customers', start, 2);
     expect(first.status).toBe(200);
     expect(first.body.documents.map((d: any) => d.id)).toEqual(ids.slice(0, 2));
@@ -69,19 +74,29 @@ describe.each(engines)('sync protocol on %s', (engine) => {
   });
 
   it('the same push sent twice changes nothing the second time and returns no conflict', async () => {
+    const conflictsLogged = async () => ok(await gql(`{ syncConflicts(first: 100) { edges { node { id } } } }`)).syncConflicts.edges.length;
+    const logged = await conflictsLogged();
     const id = uid('svc');
     const rows = [{ assumedMasterState: null, newDocumentState: { id, notes: 'Brushed', waterLevel: 'NORMAL', photos: [] } }];
-    expect((await pushChanges(server, tech, 'services', rows)).body).toEqual([]);
+    const first = (await pushChanges(server, tech, 'services', rows)).body;
+    expect(first).toEqual([expect.objectContaining({ id, notes: 'Brushed', createdAt: expect.any(String) })]);
     const { checkpoint } = await pullAll(server, office, 'services');
-    expect((await pushChanges(server, tech, 'services', rows)).body).toEqual([]);
+    // The retry (its answer was lost) writes nothing and is answered with the same stored state.
+    expect((await pushChanges(server, tech, 'services', rows)).body).toEqual(first);
     expect((await pullChanges(server, office, 'services', checkpoint)).body.documents).toEqual([]);
     // An edit retried with its (now stale) assumed state is also recognised as applied.
     const before = await serverDocument(server, office, 'services', id);
     const edit = [{ assumedMasterState: before, newDocumentState: { ...before, notes: 'Brushed, vacuumed' } }];
-    expect((await pushChanges(server, tech, 'services', edit)).body).toEqual([]);
+    const edited = (await pushChanges(server, tech, 'services', edit)).body;
+    expect(edited).toEqual([expect.objectContaining({ id, notes: 'Brushed, vacuumed' })]);
+    expect(edited[0].updatedAt).not.toBe(before.updatedAt);
     const { checkpoint: after } = await pullAll(server, office, 'services');
-    expect((await pushChanges(server, tech, 'services', edit)).body).toEqual([]);
+    expect((await pushChanges(server, tech, 'services', edit)).body).toEqual(edited);
     expect((await pullChanges(server, office, 'services', after)).body.documents).toEqual([]);
+    // A device that already holds the stored state and sends it again is told nothing.
+    const current = await serverDocument(server, office, 'services', id);
+    expect((await pushChanges(server, tech, 'services', [{ assumedMasterState: current, newDocumentState: current }])).body).toEqual([]);
+    expect(await conflictsLogged()).toBe(logged);
   });
 
   it('visits merge three-way: different fields both survive; a clash goes to the field owner and is logged', async () => {
@@ -151,8 +166,9 @@ describe.each(engines)('sync protocol on %s', (engine) => {
       { newDocumentState: { id: uid('visit'), notes: 42, photos: [] } },
       { newDocumentState: { id: uid('visit'), notes: 'also fine', photos: [] } },
     ]);
-    expect(batch.body).toHaveLength(1);
-    expect(batch.body[0]._deleted).toBe(true);
+    // The two fine visits come back as stored; the invalid one as a tombstone (quarantined).
+    expect(batch.body).toHaveLength(3);
+    expect(batch.body.filter((d: any) => d._deleted)).toHaveLength(1);
     expect(await serverDocument(server, office, 'services', visit)).toMatchObject({ notes: 'fine' });
   });
 
@@ -165,7 +181,8 @@ describe.each(engines)('sync protocol on %s', (engine) => {
       { newDocumentState: { id: good[1], notes: 'after', photos: [] } },
     ]);
     expect(answer.status).toBe(200);
-    expect(answer.body).toEqual([expect.objectContaining({ id: bad, _deleted: true })]);
+    expect(answer.body.filter((d: any) => d._deleted)).toEqual([expect.objectContaining({ id: bad, _deleted: true })]);
+    expect(answer.body.filter((d: any) => !d._deleted).map((d: any) => d.id).sort()).toEqual([...good].sort());
     const docs = (await pullAll(server, office, 'services')).documents;
     expect(docs.filter((d: any) => good.includes(d.id)).map((d: any) => d.notes).sort()).toEqual(['after', 'before']);
     expect(docs.some((d: any) => d.id === bad)).toBe(false);
@@ -209,9 +226,10 @@ describe.each(engines)('sync protocol on %s', (engine) => {
     const use = (id: string, delta: number) => ({ newDocumentState: { id, itemId: item, locationId: loc, delta, reason: 'USE', note: 'visit' } });
     const a = use(uid('mv'), -2);
     const b = use(uid('mv'), -2);
-    expect((await pushChanges(server, tech, 'stockMovements', [a])).body).toEqual([]);
-    expect((await pushChanges(server, tech, 'stockMovements', [a])).body).toEqual([]);
-    expect((await pushChanges(server, tech2, 'stockMovements', [b])).body).toEqual([]);
+    const applied = (await pushChanges(server, tech, 'stockMovements', [a])).body;
+    expect(applied).toEqual([expect.objectContaining({ id: a.newDocumentState.id, delta: -2, createdAt: expect.any(String) })]);
+    expect((await pushChanges(server, tech, 'stockMovements', [a])).body).toEqual(applied);
+    expect((await pushChanges(server, tech2, 'stockMovements', [b])).body).toEqual([expect.objectContaining({ id: b.newDocumentState.id })]);
     const quantity = ok(await gql(`query($id: ID!) { inventoryItem(selector: {id: $id}) { quantity stockLevels { quantity } } }`, { id: item })).inventoryItem;
     expect(quantity).toEqual({ quantity: -1, stockLevels: [{ quantity: -1 }] });
     const levels = (await pullAll(server, tech, 'stockLevels')).documents.filter((d: any) => d.itemId === item);

@@ -10,7 +10,7 @@ import { newId } from '../ids.js';
 import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
 import { parseDocument, toDocument } from './documents.js';
-import { differsForDevice, mergeDocument, type Clash, type Doc } from './merge.js';
+import { deviceCopyDiffers, differsForDevice, mergeDocument, type Clash, type Doc } from './merge.js';
 import { References } from './references.js';
 
 /**
@@ -143,7 +143,7 @@ class PendingWrites {
     for (const record of stored) {
       masters.set(record.id as string, { record, deleted: false });
       outcome.written++;
-      if (differsForDevice(collection.resource, record, sentById.get(record.id as string)!)) {
+      if (deviceCopyDiffers(collection.resource, record, sentById.get(record.id as string)!)) {
         outcome.conflicts.push(toDocument(record, false));
       }
     }
@@ -189,7 +189,7 @@ async function applyRow(
   if (!master) {
     if (parsed.deleted) return; // created and deleted offline: nothing to keep
     const prepared = collection.onInsert ? await collection.onInsert(ctx, tx, parsed.doc, refs) : parsed.doc;
-    writes.insert(withDefaults(collection, prepared), parsed.doc);
+    writes.insert(withDefaults(collection, prepared), row.newDocumentState);
     return;
   }
   const reason = collection.refuse?.(ctx, master.record);
@@ -208,11 +208,11 @@ async function applyRow(
   const { merged, clashes } = mergeDocument(collection.resource, base, parsed.doc, master.record, ctx.viewer.role);
   if (differsForDevice(collection.resource, merged, master.record)) {
     const completed = collection.onUpdate ? await collection.onUpdate(ctx, tx, merged, master.record) : merged;
-    writes.update(completed, parsed.doc, clashes);
+    writes.update(completed, row.newDocumentState, clashes);
     return;
   }
   await logClashes(ctx, tx, collection, id, clashes);
-  if (differsForDevice(collection.resource, master.record, parsed.doc)) outcome.conflicts.push(toDocument(master.record, false));
+  if (deviceCopyDiffers(collection.resource, master.record, row.newDocumentState)) outcome.conflicts.push(toDocument(master.record, false));
 }
 
 /** Nullable fields a device left out are stored as null (a bulk insert names every column). */
@@ -236,9 +236,12 @@ async function applyMovement(
   outcome: PushOutcome,
   refuse: (reason: string) => Promise<void>,
 ): Promise<void> {
+  const resource = syncCollection('stockMovements').resource;
   if (master) {
-    const same = !deleted && !differsForDevice(syncCollection('stockMovements').resource, master.record, doc);
-    return same ? undefined : refuse('stock movements cannot be changed or deleted once recorded');
+    // The same movement again (a retry): applied once, answered with what was stored.
+    if (deleted || differsForDevice(resource, master.record, doc)) return refuse('stock movements cannot be changed or deleted once recorded');
+    if (deviceCopyDiffers(resource, master.record, row.newDocumentState)) outcome.conflicts.push(toDocument(master.record, false));
+    return;
   }
   if (deleted) return;
   const orgId = ctx.viewer.orgId;
@@ -259,8 +262,7 @@ async function applyMovement(
     createdById: ctx.viewer.userId,
   });
   if (applied) outcome.written++;
-  void row;
-  void movement;
+  if (deviceCopyDiffers(resource, movement as unknown as Doc, row.newDocumentState)) outcome.conflicts.push(toDocument(movement, false));
 }
 
 /**
