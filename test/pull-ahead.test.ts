@@ -65,13 +65,26 @@ describe('pull with read-ahead', () => {
     expect(new Set(ids).size).toBe(26);
   });
 
+  it('a read-ahead that reached the end is read again, so what was committed since is not hidden', async () => {
+    const fetchPage = pullAhead<{ id: string }>((checkpoint, limit) => pullBatch(endpoint, 'customers', checkpoint, limit));
+    const total = (await pullBatch<{ id: string }>(endpoint, 'customers', undefined, 1000)).documents.length;
+    // The first page leaves one document: the read-ahead made now holds only that one.
+    const first = await fetchPage(undefined, total - 1);
+    await new Promise((r) => setTimeout(r, 300)); // the read-ahead has its answer before the write
+    await pushChanges(server, endpoint.token, 'customers', [{ newDocumentState: { id: 'after-the-read-ahead', lastName: 'Later' } }]);
+    const rest = await fetchPage(first.checkpoint, total - 1);
+    expect(rest.documents.map((d) => d.id)).toContain('after-the-read-ahead');
+    expect(rest.documents).toHaveLength(2);
+  });
+
   it('a read-ahead is not used for another checkpoint or page size', async () => {
     const fetchPage = pullAhead<{ id: string }>((checkpoint, limit) => pullBatch(endpoint, 'customers', checkpoint, limit));
     const first = await fetchPage(undefined, 10);
     const again = await fetchPage(undefined, 10);
     expect(again.documents.map((d) => d.id)).toEqual(first.documents.map((d) => d.id));
     const larger = await fetchPage(first.checkpoint, 20);
-    expect(larger.documents).toHaveLength(16);
+    const direct = await pullBatch<{ id: string }>(endpoint, 'customers', first.checkpoint, 20);
+    expect(larger.documents.map((d) => d.id)).toEqual(direct.documents.map((d) => d.id));
     expect(larger.documents[0]!.id).toBe('c-10');
   });
 });

@@ -5,11 +5,12 @@ import type { Checkpoint, PullAnswer } from './http.js';
  * the replica before asking for the next; while it writes, the next page is already on its way, so
  * an initial sync costs about max(server, device) instead of their sum.
  *
- * A page read ahead is as correct as one read later: the change feed is ordered by commit, so
- * anything committed after the read lands beyond its checkpoint and arrives with a later page.
- * Only a full page is followed by a read-ahead (a short one means the device has caught up), a
- * read-ahead is used only for exactly the checkpoint and size asked, and a failed one is dropped
- * and the page fetched again.
+ * A full page read ahead is as good as one read later: the change feed is ordered by commit, so
+ * anything committed after the read lands beyond the page's checkpoint, and RxDB goes on pulling
+ * after a full page. A short page is different: RxDB stops there, so a short page read ahead could
+ * hide what was committed since (after a reconnect, say); it is dropped and read again. Only a
+ * full page is followed by a read-ahead, a read-ahead is used only for exactly the checkpoint and
+ * size asked, and a failed one is dropped and the page fetched again.
  */
 export type PageFetcher<T> = (checkpoint: Checkpoint | undefined, limit: number) => Promise<PullAnswer<T>>;
 
@@ -18,9 +19,9 @@ export function pullAhead<T>(fetchPage: PageFetcher<T>): PageFetcher<T> {
 
   return async (checkpoint, limit) => {
     const seq = checkpoint?.seq ?? 0;
-    const ready = ahead && ahead.seq === seq && ahead.limit === limit ? await ahead.page : null;
+    const early = ahead && ahead.seq === seq && ahead.limit === limit ? await ahead.page : null;
     ahead = null;
-    const page = ready ?? (await fetchPage(checkpoint, limit));
+    const page = early && early.documents.length === limit ? early : await fetchPage(checkpoint, limit);
     if (page.documents.length === limit) {
       const next = page.checkpoint;
       ahead = { seq: next.seq, limit, page: fetchPage(next, limit).catch(() => null) };

@@ -37,7 +37,6 @@ export async function readFeed<T>(
 /** A page of the change feed already encoded by the database: `documents` is a JSON array. */
 export interface FeedPage {
   documents: string;
-  count: number;
   /** The `_seq` of the last row, null when the page is empty. */
   lastSeq: number | null;
 }
@@ -66,7 +65,7 @@ export async function readFeedPage(
       limit $3`,
     params,
   );
-  return { documents: `[${rows.map((r) => r.doc).join(',')}]`, count: rows.length, lastSeq: rows.at(-1)?.seq ?? null };
+  return { documents: `[${rows.map((r) => r.doc).join(',')}]`, lastSeq: rows.at(-1)?.seq ?? null };
 }
 
 /** Current rows (tombstones included) of the given ids, locked for a merge in this transaction. */

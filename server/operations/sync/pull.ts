@@ -19,7 +19,6 @@ export interface Checkpoint {
  */
 export interface PullResult {
   documentsJson: string;
-  count: number;
   checkpoint: Checkpoint;
 }
 
@@ -47,7 +46,7 @@ export async function pull(
   const collection = syncCollection(name);
   const { checkpoint, limit } = parseInput(PullInput, { checkpoint: raw.checkpoint ?? undefined, limit: raw.limit ?? undefined });
   const page = await readFeedPage(ctx.db, collection.table, ctx.viewer.orgId, checkpoint, limit, scopeOf(ctx, settings, collection));
-  return { documentsJson: page.documents, count: page.count, checkpoint: { seq: page.lastSeq ?? checkpoint } };
+  return { documentsJson: page.documents, checkpoint: { seq: page.lastSeq ?? checkpoint } };
 }
 
 /** Technicians sync a window of visits: the last N days and everything ahead. */
