@@ -21,39 +21,18 @@ import { BULK_KIND_NAMES, kindNamed } from './kinds.js';
  * Bulk operations as callers see them: start (validated in full before anything is stored),
  * progress, lists, cancel. The work itself is done by server/jobs/worker.ts.
  */
-export interface BulkOperationView {
-  id: string;
-  kind: string;
-  status: string;
-  total: number;
-  processed: number;
-  succeeded: number;
-  failed: number;
-  skipped: number;
-  errors: ItemError[];
-  /** Object key of the result file (exports); transports turn it into a signed resultUrl. */
-  resultKey: string | null;
-  createdAt: string;
-  startedAt: string | null;
-  finishedAt: string | null;
-}
+const VIEW_FIELDS = [
+  'id', 'kind', 'status', 'total', 'processed', 'succeeded', 'failed', 'skipped', 'errors',
+  // Object key of the result file (exports); transports turn it into a signed resultUrl.
+  'resultKey',
+  'createdAt', 'startedAt', 'finishedAt',
+] as const;
+
+/** What callers see of a job row: no payload, worker claims or idempotency key. */
+export type BulkOperationView = Pick<BulkOperationRow, (typeof VIEW_FIELDS)[number]>;
 
 export function view(row: BulkOperationRow): BulkOperationView {
-  return {
-    id: row.id,
-    kind: row.kind,
-    status: row.status,
-    total: row.total,
-    processed: row.processed,
-    succeeded: row.succeeded,
-    failed: row.failed,
-    skipped: row.skipped,
-    errors: row.errors,
-    resultKey: row.resultKey,
-    createdAt: row.createdAt,
-    startedAt: row.startedAt,
-    finishedAt: row.finishedAt,
-  };
+  return Object.fromEntries(VIEW_FIELDS.map((field) => [field, row[field]])) as BulkOperationView;
 }
 
 const StartInput = z.looseObject({ kind: z.string() });

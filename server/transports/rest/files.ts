@@ -28,23 +28,20 @@ export function uploadRoutes(auth: RequestHandler, { links, maxUploadBytes, publ
     size: result.photo.size,
   });
 
-  router.post('/quotes/:id/photos', auth, upload, async (req, res) => {
-    const result = await addQuotePhoto(contextOf(req), req.params.id as string, {
-      bytes: uploadedBytes(req.file),
-      caption: req.body?.caption,
-      id: req.body?.id,
+  for (const [path, addPhoto] of [
+    ['/quotes/:id/photos', addQuotePhoto],
+    ['/services/:id/photos', addServicePhoto],
+  ] as const) {
+    router.post(path, auth, upload, async (req, res) => {
+      const result = await addPhoto(contextOf(req), req.params.id as string, {
+        bytes: uploadedBytes(req.file),
+        caption: req.body?.caption,
+        id: req.body?.id,
+      });
+      // 201 for a new photo, 200 for a retried upload answered with the stored one.
+      res.status(result.created ? 201 : 200).json(photoResponse(baseUrlOf(req, publicUrl), result));
     });
-    res.status(result.created ? 201 : 200).json(photoResponse(baseUrlOf(req, publicUrl), result));
-  });
-
-  router.post('/services/:id/photos', auth, upload, async (req, res) => {
-    const result = await addServicePhoto(contextOf(req), req.params.id as string, {
-      bytes: uploadedBytes(req.file),
-      caption: req.body?.caption,
-      id: req.body?.id,
-    });
-    res.status(result.created ? 201 : 200).json(photoResponse(baseUrlOf(req, publicUrl), result));
-  });
+  }
 
   router.post('/quotes/:id/pdf', auth, upload, async (req, res) => {
     const quote = await setQuotePdf(contextOf(req), req.params.id as string, uploadedBytes(req.file));
