@@ -1,0 +1,13 @@
+import { describe, expect, it } from 'vitest';
+import { loadConfig } from '../server/config.js';
+
+/** The environment is read in one place; a bad value stops the start with the variable's name. */
+describe('configuration', () => {
+  it('PGLITE_SHARED_BUFFERS_MB defaults to 32, takes a size in MB, and refuses anything else by name', () => {
+    expect(loadConfig({}).pgliteSharedBuffersMb).toBe(32);
+    expect(loadConfig({ PGLITE_SHARED_BUFFERS_MB: '128' }).pgliteSharedBuffersMb).toBe(128);
+    for (const bad of ['0', 'lots', '1.5', '100000']) {
+      expect(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: bad }), bad).toThrow(/PGLITE_SHARED_BUFFERS_MB/);
+    }
+  });
+});
