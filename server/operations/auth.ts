@@ -85,7 +85,7 @@ export async function revokeApiToken(ctx: OperationContext, id: string): Promise
   requireRole(ctx.viewer, ['ADMIN'], 'revoke API tokens');
   const existing = await findToken(ctx.db, ctx.viewer.orgId, id);
   if (!existing) throw errors.notFound('API token', id);
-  await revokeToken(ctx.db, ctx.viewer.orgId, id);
+  await ctx.db.transaction((tx) => revokeToken(tx, ctx.viewer.orgId, id));
   return (await findToken(ctx.db, ctx.viewer.orgId, id))!;
 }
 

@@ -1,5 +1,5 @@
 import { columnsOf, type ResourceDef } from '../../shared/index.js';
-import type { Queryable } from './db.js';
+import type { Database, Queryable } from './db.js';
 import type { RecordTable } from './records.js';
 
 /**
@@ -89,10 +89,19 @@ export async function setDeleted(tx: Queryable, table: RecordTable<ResourceDef>,
   await tx.query(`update ${table.resource.table} set _deleted = $3 where org_id = $1 and id = $2`, [orgId, id, deleted]);
 }
 
-/** The highest _seq in the organization's tables, for a live feed starting now. */
-export async function currentSeq(q: Queryable): Promise<number> {
-  const { rows } = await q.query<{ seq: number }>(`select last_value as seq from change_seq`);
-  return rows[0]!.seq;
+/**
+ * A position in the organization's feed with nothing uncommitted behind it, for a live feed
+ * starting now. The sequence's last value alone is not one: a transaction of this organization
+ * may have drawn a lower _seq and not yet committed, and a feed starting past it would never
+ * deliver that row. Such a transaction holds the organization's change-feed lock until it ends,
+ * so the value read while holding that lock is safe.
+ */
+export async function committedSeq(db: Database, orgId: string): Promise<number> {
+  return db.transaction(async (tx) => {
+    await tx.query(`select pg_advisory_xact_lock(hashtextextended('change-feed:' || $1, 0))`, [orgId]);
+    const { rows } = await tx.query<{ seq: number }>(`select last_value as seq from change_seq`);
+    return rows[0]!.seq;
+  });
 }
 
 export { columnsOf };

@@ -53,33 +53,50 @@ class PostgresDatabase extends PostgresQueryable implements Database {
   async listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Promise<() => Promise<void>> {
     let client: pg.Client | null = null;
     let stopped = false;
+    let retrying = false;
     const connect = async (): Promise<void> => {
       const next = new pg.Client({ connectionString: this.connectionString });
       next.on('notification', (message) => {
         if (message.channel === channel) onPayload(message.payload ?? '');
       });
-      next.on('error', () => reconnect());
-      await next.connect();
-      await next.query(`listen "${channel.replace(/"/g, '""')}"`);
+      // A server restart ends the connection with an error, a clean close without one: either
+      // way notifications stop, so reconnect (and tell the listener it may have missed some).
+      next.on('error', () => lost(next));
+      next.on('end', () => lost(next));
+      try {
+        await next.connect();
+        await next.query(`listen "${channel.replace(/"/g, '""')}"`);
+      } catch (error) {
+        next.removeAllListeners('end').removeAllListeners('error').on('error', () => {});
+        void next.end().catch(() => {});
+        throw error;
+      }
       client = next;
     };
-    const reconnect = () => {
-      const dead = client;
+    const lost = (which: pg.Client) => {
+      if (client !== which || stopped) return;
       client = null;
-      void dead?.end().catch(() => {});
-      if (stopped) return;
+      void which.end().catch(() => {});
+      retry();
+    };
+    const retry = () => {
+      if (retrying || stopped) return;
+      retrying = true;
       setTimeout(() => {
+        retrying = false;
         if (stopped) return;
         connect().then(
           () => onGap?.(),
-          () => reconnect(),
+          () => retry(),
         );
       }, 500).unref();
     };
     await connect();
     return async () => {
       stopped = true;
-      await (client as pg.Client | null)?.end().catch(() => {});
+      const last = client as pg.Client | null;
+      client = null;
+      await last?.end().catch(() => {});
     };
   }
 

@@ -50,13 +50,21 @@ export async function logConflicts(q: Queryable, orgId: string, entries: Omit<Co
   );
 }
 
-export async function quarantine(q: Queryable, orgId: string, entry: Omit<QuarantineEntry, 'createdAt'>): Promise<void> {
-  await q.query(
+/**
+ * Keeps a document a push could not accept. The same document pushed again (a retry whose answer
+ * was lost) is kept once: returns false when an identical entry was already there.
+ */
+export async function quarantine(q: Queryable, orgId: string, entry: Omit<QuarantineEntry, 'createdAt'>): Promise<boolean> {
+  // jsonb cannot hold U+0000 (text cannot either): keep the document, with that one character replaced.
+  const document = JSON.stringify(entry.document).replace(/\\u0000/g, '\\ufffd');
+  const { rowCount } = await q.query(
     `insert into sync_quarantine (org_id, id, collection, document_id, document, reason, pushed_by)
-     values ($1, $2, $3, $4, $5, $6, $7)`,
-    // jsonb cannot hold U+0000 (text cannot either): keep the document, with that one character replaced.
-    [orgId, entry.id, entry.collection, entry.documentId, JSON.stringify(entry.document).replace(/\\u0000/g, '\\ufffd'), entry.reason.replace(/\u0000/g, '\ufffd'), entry.pushedBy],
+     select $1, $2, $3, $4, $5::jsonb, $6, $7
+      where not exists (select 1 from sync_quarantine
+                         where org_id = $1 and collection = $3 and document_id = $4 and document = $5::jsonb)`,
+    [orgId, entry.id, entry.collection, entry.documentId, document, entry.reason.replace(/\u0000/g, '\ufffd'), entry.pushedBy],
   );
+  return rowCount > 0;
 }
 
 export interface ConflictFilter {

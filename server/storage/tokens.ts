@@ -65,9 +65,22 @@ export async function findToken(q: Queryable, orgId: string, id: string): Promis
   return rows[0] ? toTokenWithRole(rows[0]) : null;
 }
 
+/** The channel that tells every server process a token was revoked (payload: the token id). */
+export const REVOCATIONS_CHANNEL = 'pool_revocations';
+
+/** Revokes a token and, at commit, tells every server process (open sync streams end at once). */
 export async function revokeToken(q: Queryable, orgId: string, id: string): Promise<void> {
   await q.query(
     'update api_tokens set revoked_at = coalesce(revoked_at, now()) where org_id = $1 and id = $2',
     [orgId, id],
   );
+  await q.query(`select pg_notify('${REVOCATIONS_CHANNEL}', $1)`, [id]);
+}
+
+/** Which of these tokens are revoked (or gone): for re-checking open streams after a lost LISTEN. */
+export async function revokedAmong(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
+  if (!ids.length) return new Set();
+  const { rows } = await q.query<{ id: string }>('select id from api_tokens where id = any($1::text[]) and revoked_at is null', [[...new Set(ids)]]);
+  const live = new Set(rows.map((r) => r.id));
+  return new Set(ids.filter((id) => !live.has(id)));
 }

@@ -44,27 +44,34 @@ export interface SyncCollection {
   writers: readonly Role[];
   /** Fills the server's fields of a new document; throws BAD_USER_INPUT when it cannot be accepted. */
   onInsert?(ctx: OperationContext, tx: Queryable, doc: Doc, refs: References): Promise<Doc>;
-  /** Fields naming records of other tables, loaded in one query per push for onInsert's checks. */
-  references?: { field: string; table: RecordTable<ResourceDef> }[];
+  /**
+   * Fields naming records of other tables (of the same organization, live). Checked on every
+   * path: a new document, and any change of the field on an existing one. Loaded in one query
+   * per push and table.
+   */
+  references?: Reference[];
   /** Checks and completes a merged change; throws BAD_USER_INPUT to refuse it. */
   onUpdate?(ctx: OperationContext, tx: Queryable, merged: Doc, master: Doc): Promise<Doc>;
   /** Why this viewer may not change this existing document, or null. */
   refuse?(ctx: OperationContext, master: Doc): string | null;
 }
 
-const EVERYONE: readonly Role[] = ['ADMIN', 'OFFICE', 'API', 'TECHNICIAN'];
-const table = <R extends ResourceDef>(t: RecordTable<R>) => t as unknown as RecordTable<ResourceDef>;
-
-async function requireRow(refs: References, t: RecordTable<ResourceDef>, id: unknown, what: string) {
-  if (typeof id !== 'string' || !(await refs.exists(t, id))) {
-    throw errors.badInput(`${what} ${String(id)} was not found`);
-  }
+export interface Reference {
+  field: string;
+  table: RecordTable<ResourceDef>;
+  /** How an error names the record, e.g. "Customer". */
+  what: string;
 }
 
-const quoteRules: Pick<SyncCollection, 'onInsert' | 'onUpdate' | 'refuse'> = {
-  async onInsert(ctx, tx, doc, refs) {
+const EVERYONE: readonly Role[] = ['ADMIN', 'OFFICE', 'API', 'TECHNICIAN'];
+const table = <R extends ResourceDef>(t: RecordTable<R>) => t as unknown as RecordTable<ResourceDef>;
+const CUSTOMER: Reference = { field: 'customerId', table: table(customers), what: 'Customer' };
+const SERVICE_TYPE: Reference = { field: 'typeId', table: table(serviceTypes), what: 'Service type' };
+
+const quoteRules: Pick<SyncCollection, 'onInsert' | 'onUpdate' | 'refuse' | 'references'> = {
+  references: [CUSTOMER],
+  async onInsert(ctx, tx, doc) {
     const orgId = ctx.viewer.orgId;
-    await requireRow(refs, table(customers), doc.customerId, 'Customer');
     const { number, defaultTaxId } = await nextQuoteNumber(tx, orgId);
     const taxId = (doc.taxId as string | null | undefined) ?? defaultTaxId;
     const priced = await priceQuote(tx, orgId, (doc.lineItems as Quote['lineItems']) ?? [], taxId);
@@ -103,6 +110,7 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
     table: table(appointments),
     kind: 'documents',
     writers: OFFICE_ROLES,
+    references: [CUSTOMER, SERVICE_TYPE],
   },
   {
     name: 'services',
@@ -110,9 +118,8 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
     table: table(services),
     kind: 'documents',
     writers: EVERYONE,
-    references: [{ field: 'customerId', table: table(customers) }],
-    async onInsert(_ctx, _tx, doc, refs) {
-      if (doc.customerId != null) await requireRow(refs, table(customers), doc.customerId, 'Customer');
+    references: [CUSTOMER, SERVICE_TYPE],
+    async onInsert(_ctx, _tx, doc) {
       return { ...doc, dateEmailed: null, dateTexted: null };
     },
   },

@@ -51,6 +51,11 @@ function withoutServerFields(resource: ResourceDef, doc: Doc): Doc {
   return out;
 }
 
+/** A field's value as a device may send it: nested server-owned parts cleared (null). */
+export function deviceValue(kind: FieldKind, value: unknown): unknown {
+  return clearNested(kind, value);
+}
+
 function clearNested(kind: FieldKind, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (kind.type === 'list') return (value as unknown[]).map((v) => clearNested(kind.of, v));

@@ -1,5 +1,6 @@
 import type { Database } from '../../storage/db.js';
-import { currentSeq, readFeed } from '../../storage/change-feed.js';
+import { committedSeq, readFeed } from '../../storage/change-feed.js';
+import { REVOCATIONS_CHANNEL, revokedAmong } from '../../storage/tokens.js';
 import type { OperationContext } from '../context.js';
 import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
 import { toDocument } from './documents.js';
@@ -12,10 +13,18 @@ import type { Checkpoint, SyncSettings } from './pull.js';
  * that table once, and hands each subscriber of the organization the ones it may see. A subscriber
  * is first told RESYNC (the client then pulls from its own checkpoint), so nothing committed
  * before it subscribed is missed either.
+ *
+ * Every batch names the feed position it follows (`since`) as well as the one it reaches
+ * (`checkpoint`): a client whose checkpoint is behind `since` knows it missed something (it
+ * subscribed while a write was in flight, or the LISTEN connection dropped) and pulls; one at or
+ * past it may apply the batch directly.
+ *
+ * The feed also LISTENs on 'pool_revocations': a revoked token's streams end at once, on every
+ * process (and after a lost LISTEN connection, every open stream's token is checked again).
  */
 export type LiveEvent =
-  | { type: 'RESYNC' }
-  | { type: 'changes'; collection: string; documents: Doc[]; checkpoint: Checkpoint };
+  | { type: 'RESYNC'; heartbeatMs?: number }
+  | { type: 'changes'; collection: string; documents: Doc[]; checkpoint: Checkpoint; since: Checkpoint };
 
 /** Receives an event and its JSON (made once per batch and shared by every subscriber it suits). */
 export type LiveSender = (event: LiveEvent, json: string) => void;
@@ -24,6 +33,8 @@ interface Subscriber {
   ctx: OperationContext;
   collections: Set<string>;
   send: LiveSender;
+  /** Ends the subscriber's stream (its token was revoked). */
+  end: () => void;
 }
 
 interface OrgFeed {
@@ -34,60 +45,87 @@ interface OrgFeed {
   reading: Map<string, boolean>;
 }
 
-const RESYNC: LiveEvent = { type: 'RESYNC' };
-const RESYNC_JSON = JSON.stringify(RESYNC);
+export interface LiveFeedSettings extends SyncSettings {
+  /** Announced in RESYNC, so a client can tell a silent stream from a dead one. */
+  heartbeatMs?: number;
+}
+
 const byTable = new Map(SYNC_COLLECTIONS.map((c) => [c.resource.table, c]));
 const BATCH = 1000;
 
 export class LiveFeed {
   private readonly orgs = new Map<string, OrgFeed>();
-  private stopListening: (() => Promise<void>) | null = null;
+  private readonly resync: { event: LiveEvent; json: string };
+  private stopListening: (() => Promise<void>)[] = [];
 
   constructor(
     private readonly db: Database,
-    private readonly settings: SyncSettings,
+    private readonly settings: LiveFeedSettings,
     private readonly onError: (error: unknown) => void = () => {},
-  ) {}
+  ) {
+    const event: LiveEvent = { type: 'RESYNC', ...(settings.heartbeatMs ? { heartbeatMs: settings.heartbeatMs } : {}) };
+    this.resync = { event, json: JSON.stringify(event) };
+  }
 
   async start(): Promise<void> {
-    this.stopListening = await this.db.listen(
-      'pool_changes',
-      (payload) => {
-        const [orgId, table] = payload.split(' ');
-        if (orgId && table) this.changed(orgId, table);
-      },
-      () => this.catchUp(),
+    this.stopListening.push(
+      await this.db.listen(
+        'pool_changes',
+        (payload) => {
+          const [orgId, table] = payload.split(' ');
+          if (orgId && table) this.changed(orgId, table);
+        },
+        () => this.catchUp(),
+      ),
+      await this.db.listen(REVOCATIONS_CHANNEL, (tokenId) => this.endStreamsOf(new Set([tokenId])), () => void this.recheckTokens()),
     );
   }
 
   async stop(): Promise<void> {
-    await this.stopListening?.();
+    await Promise.all(this.stopListening.map((stop) => stop()));
+    this.stopListening = [];
     for (const org of this.orgs.values()) org.subscribers.clear();
     this.orgs.clear();
   }
 
   /** Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. */
-  async subscribe(ctx: OperationContext, collections: readonly string[], send: LiveSender): Promise<() => void> {
+  async subscribe(ctx: OperationContext, collections: readonly string[], send: LiveSender, end: () => void = () => {}): Promise<() => void> {
     const orgId = ctx.viewer.orgId;
     let org = this.orgs.get(orgId);
     if (!org) {
-      const seq = await currentSeq(this.db);
+      const seq = await committedSeq(this.db, orgId);
       org = this.orgs.get(orgId) ?? { subscribers: new Set(), lastSeq: new Map(), reading: new Map() };
       for (const c of SYNC_COLLECTIONS) if (!org.lastSeq.has(c.resource.table)) org.lastSeq.set(c.resource.table, seq);
       this.orgs.set(orgId, org);
     }
-    const subscriber: Subscriber = { ctx, collections: new Set(collections), send };
+    const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end };
     org.subscribers.add(subscriber);
-    send(RESYNC, RESYNC_JSON);
+    send(this.resync.event, this.resync.json);
     return () => {
       org!.subscribers.delete(subscriber);
       if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
     };
   }
 
+  private endStreamsOf(tokenIds: Set<string>): void {
+    for (const org of this.orgs.values()) {
+      for (const s of org.subscribers) if (tokenIds.has(s.ctx.viewer.tokenId)) s.end();
+    }
+  }
+
+  /** After a lost LISTEN connection a revocation may have been missed: ask the database. */
+  private async recheckTokens(): Promise<void> {
+    const ids = [...this.orgs.values()].flatMap((org) => [...org.subscribers].map((s) => s.ctx.viewer.tokenId));
+    try {
+      this.endStreamsOf(await revokedAmong(this.db, ids));
+    } catch (error) {
+      this.onError(error);
+    }
+  }
+
   /** After a lost LISTEN connection: every subscriber re-pulls. */
   private catchUp(): void {
-    for (const org of this.orgs.values()) for (const s of org.subscribers) s.send(RESYNC, RESYNC_JSON);
+    for (const org of this.orgs.values()) for (const s of org.subscribers) s.send(this.resync.event, this.resync.json);
   }
 
   private changed(orgId: string, table: string): void {
@@ -106,10 +144,11 @@ export class LiveFeed {
     const table = collection.resource.table;
     try {
       for (;;) {
-        const rows = await readFeed<Doc>(this.db, collection.table, orgId, org.lastSeq.get(table) ?? 0, BATCH);
+        const since = org.lastSeq.get(table) ?? 0;
+        const rows = await readFeed<Doc>(this.db, collection.table, orgId, since, BATCH);
         if (rows.length) {
           org.lastSeq.set(table, rows.at(-1)!.seq);
-          this.deliver(org, collection, rows);
+          this.deliver(org, collection, rows, since);
         }
         if (rows.length === BATCH) continue;
         if (org.reading.get(table)) {
@@ -125,10 +164,11 @@ export class LiveFeed {
     }
   }
 
-  private deliver(org: OrgFeed, collection: SyncCollection, rows: { record: Doc; deleted: boolean; seq: number }[]): void {
+  private deliver(org: OrgFeed, collection: SyncCollection, rows: { record: Doc; deleted: boolean; seq: number }[], since: number): void {
     const checkpoint = { seq: rows.at(-1)!.seq };
     const encode = (visible: typeof rows) => {
-      const event: LiveEvent = { type: 'changes', collection: collection.name, documents: visible.map((r) => toDocument(r.record, r.deleted)), checkpoint };
+      const documents = visible.map((r) => toDocument(r.record, r.deleted));
+      const event: LiveEvent = { type: 'changes', collection: collection.name, documents, checkpoint, since: { seq: since } };
       return { event, json: JSON.stringify(event) };
     };
     let everything: ReturnType<typeof encode> | null = null;

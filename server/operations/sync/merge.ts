@@ -1,5 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { FieldMeta, ResourceDef, Role } from '../../../shared/index.js';
+import { deviceValue } from './documents.js';
 
 /**
  * Server-side three-way merge of a pushed document, field by field, by the rules declared in
@@ -32,23 +33,30 @@ export interface MergeResult {
 
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null);
 
+/** Whether two values of a field are equal (null and absent alike). */
+export const sameForDevice = same;
+
 export function mergeDocument(resource: ResourceDef, base: Doc | null, ours: Doc, theirs: Doc, pusher: Role): MergeResult {
   const merged: Doc = { ...theirs };
   const clashes: Clash[] = [];
   for (const [field, { meta }] of Object.entries(resource.fields)) {
     if (meta.owner === 'server' || field === 'id') continue;
+    if (!(field in ours)) continue;
+    // Compared as the device can know them: nested server-owned parts (a quote line's amount, a
+    // photo's size) are cleared in what a device sends, so they are cleared on the server's side
+    // too; a retried quote is then the same quote, not a clash over amounts.
     const b = base ? base[field] : undefined;
     const o = ours[field];
-    const t = theirs[field];
-    if (!(field in ours)) continue;
+    const t = deviceValue(meta.kind, theirs[field]);
     const oursChanged = base ? !same(b, o) : !same(t, o);
     const theirsChanged = base ? !same(b, t) : true;
     if (!oursChanged || same(o, t)) continue;
-    if (!theirsChanged) {
+    // Lists united by id always go through the union, which keeps the server's parts of items.
+    if (!theirsChanged && meta.merge !== 'unionById') {
       merged[field] = o;
       continue;
     }
-    const resolved = resolveClash(meta, field, (b ?? null) as unknown, o, t, pusher);
+    const resolved = resolveClash(meta, field, (b ?? null) as unknown, o, theirs[field], pusher);
     merged[field] = resolved.value;
     if (resolved.clash) clashes.push(resolved.clash);
   }

@@ -44,9 +44,12 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger }: Syn
     req.socket.setNoDelay(true);
     res.write('retry: 1000\n\n');
     streams.add(res);
-    const unsubscribe = await feed.subscribe(ctx, names ?? [...known], (_event, json) => {
-      res.write(`data: ${json}\n\n`);
-    });
+    const unsubscribe = await feed.subscribe(
+      ctx,
+      names ?? [...known],
+      (_event, json) => res.write(`data: ${json}\n\n`),
+      () => res.end(), // the token was revoked: the device must authenticate again
+    );
     const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), settings.heartbeatMs);
     res.on('close', () => {
       clearInterval(heartbeat);

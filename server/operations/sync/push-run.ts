@@ -1,0 +1,82 @@
+import { z } from 'zod';
+import type { Queryable } from '../../storage/db.js';
+import type { OperationContext } from '../context.js';
+import type { SyncCollection } from './collections.js';
+import type { Doc } from './merge.js';
+import type { PendingWrites } from './pending-writes.js';
+import type { References } from './references.js';
+
+/**
+ * The rows a push carries and the state one push works on, shared by its steps.
+ *
+ * A row is RxDB's `{assumedMasterState, newDocumentState}`. Our SDK adds `changeId`, a random id
+ * naming this state of the document (kept by the device until the push is answered), and
+ * `earlier`, the states it sent before for the same document whose answers it never received.
+ * With them the server recognises a push it applied already (a receipt of the change id) and
+ * merges against what the device really sent last, so a lost answer neither applies a change
+ * twice nor blames the device for conflicting with itself. Clients without them (stock RxDB
+ * replication) get the merge by assumedMasterState alone.
+ */
+export const MAX_PUSH_ROWS = 2000;
+const MAX_EARLIER = 20;
+
+const DocState = z.record(z.string(), z.unknown());
+const ChangeId = z.string().min(1).max(100);
+
+export const PushRows = z
+  .array(
+    z.object({
+      assumedMasterState: DocState.nullish(),
+      newDocumentState: DocState.refine((d) => typeof d.id === 'string' && d.id.length > 0, 'needs an id'),
+      changeId: ChangeId.optional(),
+      earlier: z.array(z.object({ changeId: ChangeId, state: DocState })).max(MAX_EARLIER).optional(),
+    }),
+  )
+  .max(MAX_PUSH_ROWS);
+
+export type Row = z.output<typeof PushRows>[number];
+export type Master = { record: Doc; deleted: boolean };
+
+export interface Refusal {
+  id: string;
+  reason: string;
+}
+
+export interface PushOutcome {
+  /** Server states the device must adopt (merged, refused, completed by the server, or tombstones). */
+  conflicts: Doc[];
+  refused: Refusal[];
+  quarantined: Refusal[];
+  /** Number of rows written. */
+  written: number;
+}
+
+export interface PushRun {
+  ctx: OperationContext;
+  tx: Queryable;
+  collection: SyncCollection;
+  /** Current server state of every document the push names, locked for the transaction. */
+  masters: Map<string, Master>;
+  /** Change ids (of rows and their earlier states) the server had applied before this push. */
+  applied: Set<string>;
+  refs: References;
+  writes: PendingWrites;
+  outcome: PushOutcome;
+}
+
+export const rowId = (row: Row) => row.newDocumentState.id as string;
+
+/** Every change id a batch mentions, for one receipts lookup. */
+export function mentionedChangeIds(rows: Row[]): string[] {
+  return rows.flatMap((r) => [...(r.changeId ? [r.changeId] : []), ...(r.earlier ?? []).map((e) => e.changeId)]);
+}
+
+/**
+ * The state the device's change should be merged against: the newest earlier state the server
+ * applied (the device never heard the answer, so its own write is not a conflict), else the
+ * state the device last received.
+ */
+export function effectiveBase(run: PushRun, row: Row): Doc | null {
+  const landed = (row.earlier ?? []).filter((e) => run.applied.has(e.changeId)).at(-1);
+  return landed ? landed.state : row.assumedMasterState ?? null;
+}
