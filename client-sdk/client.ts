@@ -1,16 +1,23 @@
-import type { RxStorage } from 'rxdb';
-import type { RxReplicationState } from 'rxdb/plugins/replication';
+import type { RxCollection, RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { firstValueFrom, type Observable } from 'rxjs';
+import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
 import { filter } from 'rxjs/operators';
-import type { Quote, Service, StockMovement } from '../shared/index.js';
+import { replicatedResources, type Quote, type Service, type StockMovement } from '../shared/index.js';
 import { createQuote, type QuoteInput } from './actions/quotes.js';
+import type { Replica } from './actions/replica.js';
 import { transferStock, useStock } from './actions/stock.js';
 import { addVisitPhoto, recordVisit, updateVisit, type PhotoBytes, type VisitInput } from './actions/visits.js';
+import { assertValid } from './actions/validate.js';
+import { badInput } from './errors.js';
 import { COLLECTION_NAMES, createReplicaDatabase, type ReplicaDatabase } from './replica/database.js';
-import type { Checkpoint, SyncEndpoint } from './replication/http.js';
-import { replicateCollection } from './replication/replicate.js';
+import { Checkpoints } from './replication/checkpoints.js';
+import { SyncEngine } from './replication/engine.js';
+import type { SyncEndpoint } from './replication/http.js';
+import { LocalChanges } from './replication/local-changes.js';
+import { Outbox, OUTBOX, type OutboxEntry } from './replication/outbox.js';
+import type { DocState } from './replication/replica-store.js';
 import { LiveStream } from './replication/stream.js';
+import { WriteLock } from './replication/write-lock.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
 import { PHOTO_QUEUE, PhotoUploader, type QueuedPhoto } from './uploads/photo-queue.js';
 
@@ -23,6 +30,10 @@ async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
   return getRxStorageMemory() as RxStorage<unknown, unknown>;
 }
 
+/** Collections a device never writes: the server's alone. */
+const READ_ONLY = new Set(['organization', 'serviceTypes', 'stockLevels']);
+const resourceOf = new Map(replicatedResources.map((r) => [r.collection!, r]));
+
 export interface PoolClientOptions {
   baseUrl: string;
   token: string;
@@ -34,8 +45,14 @@ export interface PoolClientOptions {
   collections?: readonly string[];
   /** For tests and custom transports. */
   fetch?: typeof fetch;
-  /** First wait before retrying after a failure (backoff grows from there). */
+  /** First wait before retrying after a failure (backoff grows from there, to 30 s). */
   retryMs?: number;
+  /** Deadline of one pull, push or stream connection attempt (default 30 s). */
+  requestTimeoutMs?: number;
+  /** Deadline of one photo upload (default 120 s). */
+  uploadTimeoutMs?: number;
+  /** Silence after which the live stream counts as dead; default 2.5 x the server's heartbeat. */
+  streamIdleTimeoutMs?: number;
 }
 
 export interface PoolClient {
@@ -43,8 +60,12 @@ export interface PoolClient {
   sync: {
     start(): void;
     stop(): Promise<void>;
-    /** Resolves when every collection has pulled and pushed everything, and no photo waits. */
-    awaitInSync(): Promise<void>;
+    /**
+     * Resolves when nothing local is pending (changes pushed and acknowledged, photos uploaded)
+     * and the replica has pulled everything the server had when it was called. Waits through
+     * network trouble; `timeoutMs` makes it reject instead.
+     */
+    awaitInSync(options?: { timeoutMs?: number }): Promise<void>;
     status$: Observable<SyncStatus>;
   };
   /** Documents the server answered with after merging (the replica has adopted them). */
@@ -55,7 +76,11 @@ export interface PoolClient {
   useStock(itemId: string, locationId: string, quantity: number, visitId?: string | null): Promise<StockMovement>;
   transferStock(itemId: string, fromLocationId: string, toLocationId: string, quantity: number): Promise<StockMovement>;
   createQuote(input: QuoteInput): Promise<Quote>;
-  /** Stops sync and closes the replica (its collections count against RxDB's per-process limit). */
+  /** Changes fields of any writable document (validated against the shared definition first). */
+  patch<T extends object>(collection: string, id: string, fields: Partial<T>): Promise<T>;
+  /** Deletes a document of a writable collection (the tombstone replicates). */
+  remove(collection: string, id: string): Promise<void>;
+  /** Stops sync, aborts every request in flight and closes the replica. */
   close(): Promise<void>;
 }
 
@@ -70,93 +95,133 @@ export interface PoolClient {
  *   client.sync.status$.subscribe((s) => render(s.online, s.pendingPushes))
  */
 export async function createPoolClient(options: PoolClientOptions): Promise<PoolClient> {
-  const collections = options.collections ?? COLLECTION_NAMES;
-  const endpoint: SyncEndpoint = { baseUrl: options.baseUrl.replace(/\/+$/, ''), token: options.token, fetch: options.fetch };
-  const db = await createReplicaDatabase(options.name ?? 'pool-replica', options.storage ?? (await defaultStorage()), collections);
+  const collections = COLLECTION_NAMES.filter((c) => (options.collections ?? COLLECTION_NAMES).includes(c));
+  const closing = new AbortController();
+  const endpoint: SyncEndpoint = {
+    baseUrl: options.baseUrl.replace(/\/+$/, ''),
+    token: options.token,
+    fetch: options.fetch,
+    requestTimeoutMs: options.requestTimeoutMs,
+    signal: closing.signal,
+  };
+  const retryMs = options.retryMs ?? 1000;
+  const db = await createReplicaDatabase(options.name ?? 'pool-replica', options.storage ?? (await defaultStorage()), options.collections ?? COLLECTION_NAMES);
   const tracker = new StatusTracker();
+  const outbox = new Outbox(db.collections[OUTBOX] as unknown as RxCollection<OutboxEntry>);
+  const lock = new WriteLock();
+  const collection = (name: string) => {
+    const c = db.collections[name];
+    if (!c) throw badInput(`${name} is not replicated by this client`);
+    return c;
+  };
   const uploader = new PhotoUploader(
-    db.collections[PHOTO_QUEUE] as never as import('rxdb').RxCollection<QueuedPhoto>,
+    db.collections[PHOTO_QUEUE] as unknown as RxCollection<QueuedPhoto>,
     endpoint,
     (ok, error) => (ok ? tracker.succeeded() : tracker.failed(error)),
-    options.retryMs ?? 1000,
+    retryMs,
+    options.uploadTimeoutMs,
   );
-  uploader.pending$.subscribe((n) => tracker.update({ pendingPhotoUploads: n }));
+  const engine = new SyncEngine(
+    { collection, outbox, checkpoints: new Checkpoints(db), lock, endpoint, pullBatchSize: 1000, pushBatchSize: 200 },
+    { collections, writable: new Set(collections.filter((c) => !READ_ONLY.has(c))), retryMs },
+    {
+      pushed: (name, { rows, answered }) => {
+        tracker.pushed(name, rows.map((r) => r.newDocumentState), answered);
+        if (name === 'services') uploader.kick();
+      },
+      cycleSucceeded: () => tracker.succeeded(),
+      failed: (error) => tracker.failed(error),
+    },
+  );
+  const changes = new LocalChanges(collection, outbox, lock, () => engine.pushSoon());
+  const replica: Replica = { db, changes };
+  const counts: Subscription[] = [
+    outbox.count$().subscribe((n) => tracker.update({ pendingPushes: n })),
+    uploader.pending$.subscribe((n) => tracker.update({ pendingPhotoUploads: n })),
+  ];
 
   let stream: LiveStream | null = null;
-  let replications: RxReplicationState<unknown, Checkpoint>[] = [];
 
   function start(): void {
-    if (stream) return;
+    if (stream || closing.signal.aborted) return;
     stream = new LiveStream(endpoint, {
       collections,
-      retryMs: options.retryMs ?? 1000,
+      retryMs,
+      idleTimeoutMs: options.streamIdleTimeoutMs,
       onStatus: (connected, error) => {
-        if (connected) {
-          tracker.update({ online: true });
-          uploader.kick();
-        } else tracker.failed(error ?? 'live stream disconnected');
+        tracker.update({ online: connected });
+        if (error) tracker.failed(error);
+        if (connected) uploader.kick();
       },
+      onEvent: (event) => (event === 'RESYNC' ? engine.resync() : engine.received(event as never)),
     });
-    replications = collections.map((name) =>
-      replicateCollection(db.collections[name]!, {
-        endpoint,
-        stream: stream!,
-        identifier: `pool:${endpoint.baseUrl}`,
-        retryTime: options.retryMs ?? 1000,
-        observer: {
-          pulled: () => tracker.succeeded(),
-          pushed: (collection, sent, answered) => {
-            tracker.pushed(collection, sent, answered);
-            if (collection === 'services') uploader.kick();
-          },
-          failed: (_c, error) => tracker.failed(error),
-        },
-      }),
-    );
+    engine.start();
     stream.start();
     uploader.start();
   }
 
   async function stop(): Promise<void> {
-    uploader.stop();
-    stream?.close();
+    const open = stream;
     stream = null;
-    await Promise.all(replications.map((r) => r.cancel()));
-    replications = [];
+    await Promise.all([uploader.stop(), open?.close(), engine.stop()]);
+    tracker.update({ online: false });
   }
 
-  async function awaitInSync(): Promise<void> {
+  async function awaitInSync({ timeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
     if (!stream) throw new Error('sync is not started');
-    for (let round = 0; round < 3; round++) {
-      await Promise.all(replications.map((r) => r.awaitInSync()));
-      await uploader.idle();
-    }
-    await firstValueFrom(tracker.status$.pipe(filter((s) => s.pendingPhotoUploads === 0)));
+    const inSync = (async () => {
+      for (;;) {
+        await engine.synced();
+        await uploader.idle();
+        const status = await firstValueFrom(tracker.status$);
+        if ((await outbox.count()) === 0 && status.pendingPhotoUploads === 0) return;
+      }
+    })();
+    if (!timeoutMs) return inSync;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`not in sync within ${timeoutMs} ms`)), timeoutMs);
+    });
+    return Promise.race([inSync, expired]).finally(() => clearTimeout(timer));
   }
 
-  const tracked = async <T extends { id: string }>(collection: string, write: Promise<T>): Promise<T> => {
-    const doc = await write;
-    tracker.wrote(collection, doc.id);
-    return doc;
-  };
+  async function patch<T extends object>(name: string, id: string, fields: Partial<T>): Promise<T> {
+    const resource = resourceOf.get(name);
+    if (!resource || READ_ONLY.has(name)) throw badInput(`${name} cannot be written on a device`);
+    const state = await changes.update(name, id, (current) => {
+      const next = { ...current, ...fields, id, updatedAt: new Date().toISOString() } as DocState;
+      const { _deleted, ...doc } = next;
+      assertValid(resource, doc, `patch ${name}`);
+      return next;
+    });
+    const { _deleted, ...doc } = state;
+    return doc as unknown as T;
+  }
 
   return {
     db,
     sync: { start, stop, awaitInSync, status$: tracker.status$.asObservable() },
     conflicts$: tracker.conflicts$.asObservable(),
-    recordVisit: (input) => tracked('services', recordVisit(db, input)),
-    updateVisit: (id, patch) => tracked('services', updateVisit(db, id, patch)),
+    recordVisit: (input) => recordVisit(replica, input),
+    updateVisit: (id, fields) => updateVisit(replica, id, fields),
     addVisitPhoto: async (visitId, bytes, caption) => {
-      const id = await addVisitPhoto(db, visitId, bytes, caption ?? null);
-      tracker.wrote('services', visitId);
+      const id = await addVisitPhoto(replica, visitId, bytes, caption ?? null);
       uploader.kick();
       return id;
     },
-    useStock: (itemId, locationId, quantity, visitId) => tracked('stockMovements', useStock(db, itemId, locationId, quantity, visitId ?? null)),
-    transferStock: (itemId, from, to, quantity) => tracked('stockMovements', transferStock(db, itemId, from, to, quantity)),
-    createQuote: (input) => tracked('quotes', createQuote(db, input)),
+    useStock: (itemId, locationId, quantity, visitId) => useStock(replica, itemId, locationId, quantity, visitId ?? null),
+    transferStock: (itemId, from, to, quantity) => transferStock(replica, itemId, from, to, quantity),
+    createQuote: (input) => createQuote(replica, input),
+    patch,
+    remove: async (name, id) => {
+      if (!resourceOf.has(name) || READ_ONLY.has(name) || name === 'stockMovements') throw badInput(`${name} documents cannot be deleted on a device`);
+      await changes.remove(name, id);
+    },
     async close() {
+      closing.abort(new Error('client closed'));
       await stop();
+      await lock.run(async () => undefined);
+      for (const s of counts) s.unsubscribe();
       tracker.close();
       await db.close();
     },

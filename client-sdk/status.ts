@@ -22,13 +22,13 @@ function changedByServer(collection: string, sent: Record<string, unknown> | und
  * What the app shows about sync. Network trouble is reported here, never thrown.
  */
 export interface SyncStatus {
-  /** The live stream is connected and the last request reached the server. */
+  /** The live stream is connected and alive (its heartbeats arrive). */
   online: boolean;
-  /** Local changes made through the client's actions since it started, not yet accepted by the server. */
+  /** Local changes the server has not acknowledged, counted from the replica (restarts included). */
   pendingPushes: number;
   /** Photos waiting for upload (refused ones excluded). */
   pendingPhotoUploads: number;
-  /** When a pull or push last succeeded. */
+  /** When a sync cycle last completed. */
   lastSyncedAt: string | null;
   /** The last failure, cleared by the next success. */
   lastError: string | null;
@@ -51,36 +51,29 @@ export class StatusTracker {
     lastError: null,
   });
   readonly conflicts$ = new Subject<MergedChange>();
-  private readonly pending = new Set<string>();
 
   update(patch: Partial<SyncStatus>): void {
+    if (this.status$.closed) return;
     const next = { ...this.status$.value, ...patch };
     if (JSON.stringify(next) !== JSON.stringify(this.status$.value)) this.status$.next(next);
   }
 
-  wrote(collection: string, id: string): void {
-    this.pending.add(`${collection}/${id}`);
-    this.update({ pendingPushes: this.pending.size });
-  }
-
   succeeded(): void {
-    this.update({ online: true, lastSyncedAt: new Date().toISOString(), lastError: null });
+    this.update({ lastSyncedAt: new Date().toISOString(), lastError: null });
   }
 
   failed(error: unknown): void {
-    this.update({ online: false, lastError: error instanceof Error ? error.message : String(error) });
+    this.update({ lastError: error instanceof Error ? error.message : String(error) });
   }
 
+  /** Reports the answers that changed something the device wrote. */
   pushed(collection: string, sent: unknown[], answered: unknown[]): void {
-    for (const doc of sent) this.pending.delete(`${collection}/${(doc as { id: string }).id}`);
     const byId = new Map(sent.map((d) => [(d as { id: string }).id, d]));
     for (const doc of answered) {
       const id = (doc as { id: string }).id;
       const sentDoc = byId.get(id) as Record<string, unknown> | undefined;
       if (changedByServer(collection, sentDoc, doc as Record<string, unknown>)) this.conflicts$.next({ collection, id, sent: sentDoc, server: doc });
     }
-    this.update({ pendingPushes: this.pending.size });
-    this.succeeded();
   }
 
   close(): void {

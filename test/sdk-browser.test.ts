@@ -6,6 +6,7 @@ import { sampleFiles } from './fixtures/files.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { openTestStore, type TestStore } from './support/engines.js';
 import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 import { serverDocument } from './support/sync.js';
 
 /**
@@ -28,6 +29,8 @@ declare global {
 describe.runIf(runs)('client SDK in a browser', () => {
   let store: TestStore;
   let server: TestServer;
+  /** The page's origin: losing signal drops every connection, the live stream's too. */
+  let proxy: FaultProxy;
   let browser: Browser;
   let context: BrowserContext;
   let bundle: string;
@@ -39,7 +42,9 @@ describe.runIf(runs)('client SDK in a browser', () => {
 
   beforeAll(async () => {
     store = await openTestStore('pglite');
-    server = await startTestServer(store.db);
+    // A short heartbeat: the SDK takes a stream silent for 2.5 heartbeats for dead.
+    server = await startTestServer(store.db, { heartbeatMs: 300 });
+    proxy = await startFaultProxy(server.url);
     office = (await newOrganization(store.db, 'Browser Pools')).token;
     gql = caller(server, office);
     tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
@@ -64,6 +69,7 @@ describe.runIf(runs)('client SDK in a browser', () => {
   });
   afterAll(async () => {
     await browser?.close();
+    await proxy?.close();
     await server?.close();
     await store?.drop();
   });
@@ -71,7 +77,7 @@ describe.runIf(runs)('client SDK in a browser', () => {
   async function openApp(): Promise<Page> {
     const page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
-    await page.goto(`${server.url}/healthz`);
+    await page.goto(`${proxy.url}/healthz`);
     await page.addScriptTag({ content: bundle });
     return page;
   }
@@ -87,7 +93,7 @@ describe.runIf(runs)('client SDK in a browser', () => {
       (window as unknown as { tablet: typeof client }).tablet = client;
     }, tech);
 
-    await context.setOffline(true);
+    proxy.setMode('refuse');
     let recorded: { id: string; online: boolean; pending: number };
     try {
       recorded = await page.evaluate(async ({ customerId, jpeg }) => {
@@ -95,17 +101,18 @@ describe.runIf(runs)('client SDK in a browser', () => {
         const visit = await client.recordVisit({ customerId, notes: 'Recorded in the browser, offline', readings: { ph: 7.3, freeChlorine: 3 } });
         // A photo as a browser has it: a Blob (from a file input or the camera).
         await client.addVisitPhoto(visit.id, new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'Skimmer, before');
-        // The push fails; the app is told through status$, not by an exception.
+        // The push fails and the stream falls silent; the app is told through status$, not by an
+        // exception.
         const status = await new Promise<{ online: boolean; pendingPushes: number }>((resolve) => {
           client.sync.status$.subscribe((s) => {
-            if (s.lastError) resolve(s);
+            if (s.lastError && !s.online) resolve(s);
           });
         });
         await client.close();
         return { id: visit.id, online: status.online, pending: status.pendingPushes };
       }, { customerId, jpeg: [...photo] });
     } finally {
-      await context.setOffline(false);
+      proxy.setMode('pass');
     }
     expect(recorded.online).toBe(false);
     expect(recorded.pending).toBeGreaterThan(0);

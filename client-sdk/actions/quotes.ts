@@ -1,6 +1,6 @@
 import { quoteResource, type Quote } from '../../shared/index.js';
 import { badInput } from '../errors.js';
-import type { ReplicaDatabase } from '../replica/database.js';
+import type { Replica } from './replica.js';
 import { assertValid, newId, nowIso } from './validate.js';
 
 /**
@@ -17,7 +17,7 @@ export interface QuoteInput {
   terms?: string | null;
 }
 
-export async function createQuote(db: ReplicaDatabase, input: QuoteInput): Promise<Quote> {
+export async function createQuote({ changes }: Replica, input: QuoteInput): Promise<Quote> {
   if (!input || typeof input.title !== 'string' || !input.title.trim()) throw badInput('createQuote: title is required');
   const lines = (input.lineItems ?? []).map((line) => {
     if (!(line.quantity > 0)) throw badInput('createQuote: every line quantity must be greater than 0');
@@ -47,6 +47,6 @@ export async function createQuote(db: ReplicaDatabase, input: QuoteInput): Promi
     updatedAt: now,
   };
   assertValid(quoteResource, doc, 'createQuote');
-  await db.collections.quotes!.insert(doc);
+  await changes.insert('quotes', doc);
   return doc as Quote;
 }

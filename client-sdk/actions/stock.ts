@@ -1,6 +1,7 @@
 import { stockMovementResource, type StockMovement } from '../../shared/index.js';
 import { badInput, notFound } from '../errors.js';
 import type { ReplicaDatabase } from '../replica/database.js';
+import type { Replica } from './replica.js';
 import { assertPositiveInteger, assertValid, newId, nowIso } from './validate.js';
 
 /**
@@ -13,26 +14,26 @@ async function requireKnown(db: ReplicaDatabase, collection: 'inventoryItems' | 
   if (local && !(await local.findOne(id).exec())) throw notFound(what, id);
 }
 
-async function append(db: ReplicaDatabase, movement: Omit<StockMovement, 'id' | 'createdAt' | 'updatedAt' | 'createdById'>, action: string) {
+async function append({ changes }: Replica, movement: Omit<StockMovement, 'id' | 'createdAt' | 'updatedAt' | 'createdById'>, action: string) {
   const now = nowIso();
   const doc = { ...movement, id: newId(), createdById: null, createdAt: now, updatedAt: now };
   assertValid(stockMovementResource, doc, action);
-  await db.collections.stockMovements!.insert(doc);
+  await changes.insert('stockMovements', doc);
   return doc as StockMovement;
 }
 
-export async function useStock(db: ReplicaDatabase, itemId: string, locationId: string, quantity: number, visitId: string | null = null) {
+export async function useStock(replica: Replica, itemId: string, locationId: string, quantity: number, visitId: string | null = null) {
   assertPositiveInteger(quantity, 'useStock: quantity');
-  await requireKnown(db, 'inventoryItems', itemId, 'Inventory item');
-  await requireKnown(db, 'inventoryLocations', locationId, 'Inventory location');
-  return append(db, { itemId, locationId, toLocationId: null, delta: -quantity, reason: 'USE', serviceId: visitId, note: null }, 'useStock');
+  await requireKnown(replica.db, 'inventoryItems', itemId, 'Inventory item');
+  await requireKnown(replica.db, 'inventoryLocations', locationId, 'Inventory location');
+  return append(replica, { itemId, locationId, toLocationId: null, delta: -quantity, reason: 'USE', serviceId: visitId, note: null }, 'useStock');
 }
 
-export async function transferStock(db: ReplicaDatabase, itemId: string, fromLocationId: string, toLocationId: string, quantity: number) {
+export async function transferStock(replica: Replica, itemId: string, fromLocationId: string, toLocationId: string, quantity: number) {
   assertPositiveInteger(quantity, 'transferStock: quantity');
   if (fromLocationId === toLocationId) throw badInput('transferStock: the two locations must differ');
-  await requireKnown(db, 'inventoryItems', itemId, 'Inventory item');
-  await requireKnown(db, 'inventoryLocations', fromLocationId, 'Inventory location');
-  await requireKnown(db, 'inventoryLocations', toLocationId, 'Inventory location');
-  return append(db, { itemId, locationId: fromLocationId, toLocationId, delta: -quantity, reason: 'TRANSFER', serviceId: null, note: null }, 'transferStock');
+  await requireKnown(replica.db, 'inventoryItems', itemId, 'Inventory item');
+  await requireKnown(replica.db, 'inventoryLocations', fromLocationId, 'Inventory location');
+  await requireKnown(replica.db, 'inventoryLocations', toLocationId, 'Inventory location');
+  return append(replica, { itemId, locationId: fromLocationId, toLocationId, delta: -quantity, reason: 'TRANSFER', serviceId: null, note: null }, 'transferStock');
 }

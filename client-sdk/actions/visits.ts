@@ -1,6 +1,6 @@
 import { serviceResource, type Service } from '../../shared/index.js';
-import { badInput, notFound } from '../errors.js';
-import type { ReplicaDatabase } from '../replica/database.js';
+import { badInput, notFound, PoolClientError } from '../errors.js';
+import type { Replica } from './replica.js';
 import { bytesToBase64, PHOTO_QUEUE } from '../uploads/photo-queue.js';
 import { assertValid, newId, nowIso } from './validate.js';
 
@@ -21,7 +21,7 @@ function readingsOf(input: VisitInput['readings']): Service['chemicalReadings'] 
   return Object.fromEntries(READING_FIELDS.map((k) => [k, (input as Record<string, unknown>)[k] ?? null])) as Service['chemicalReadings'];
 }
 
-export async function recordVisit(db: ReplicaDatabase, input: VisitInput): Promise<Service> {
+export async function recordVisit({ db, changes }: Replica, input: VisitInput): Promise<Service> {
   const { readings, ...fields } = input;
   const now = nowIso();
   const doc = { ...fields, id: newId(), photos: [], chemicalReadings: readingsOf(readings), createdAt: now, updatedAt: now };
@@ -29,30 +29,37 @@ export async function recordVisit(db: ReplicaDatabase, input: VisitInput): Promi
   if (doc.customerId && db.collections.customers && !(await db.collections.customers.findOne(doc.customerId).exec())) {
     throw notFound('Customer', doc.customerId);
   }
-  await db.collections.services!.insert(doc);
+  await changes.insert('services', doc as Service);
   return doc as Service;
 }
 
-export async function updateVisit(db: ReplicaDatabase, id: string, patch: VisitInput): Promise<Service> {
-  const visit = await db.collections.services!.findOne(id).exec();
-  if (!visit) throw notFound('Visit', id);
+export async function updateVisit({ changes }: Replica, id: string, patch: VisitInput): Promise<Service> {
   const { readings, ...fields } = patch;
-  const current = visit.toJSON() as Service;
-  const next = {
-    ...current,
-    ...fields,
-    ...(readings !== undefined ? { chemicalReadings: readings === null ? null : { ...readingsOf({ ...current.chemicalReadings, ...readings }) } } : {}),
-    updatedAt: nowIso(),
-  };
-  assertValid(serviceResource, next as Record<string, unknown>, 'updateVisit');
-  await visit.incrementalPatch(Object.fromEntries(Object.entries(next).filter(([k]) => k !== 'id')));
-  return next as Service;
+  const next = await changes.update('services', id, (state) => {
+    const current = state as unknown as Service;
+    const merged = {
+      ...current,
+      ...fields,
+      ...(readings !== undefined ? { chemicalReadings: readings === null ? null : { ...readingsOf({ ...current.chemicalReadings, ...readings }) } } : {}),
+      updatedAt: nowIso(),
+    };
+    const { _deleted, ...doc } = merged as typeof merged & { _deleted?: boolean };
+    assertValid(serviceResource, doc as Record<string, unknown>, 'updateVisit');
+    return merged as never;
+  }).catch(rethrowNotFound('Visit', id));
+  const { _deleted, ...visit } = next;
+  return visit as unknown as Service;
 }
+
+/** The replica names a missing document by its collection; actions name it as the app knows it. */
+export const rethrowNotFound = (what: string, id: string) => (error: unknown) => {
+  throw error instanceof PoolClientError && error.code === 'NOT_FOUND' ? notFound(what, id) : error;
+};
 
 export type PhotoBytes = Uint8Array | ArrayBuffer | Blob;
 
 /** Adds a photo to a visit and queues its bytes; returns the photo id. */
-export async function addVisitPhoto(db: ReplicaDatabase, visitId: string, bytes: PhotoBytes, caption: string | null = null): Promise<string> {
+export async function addVisitPhoto({ db, changes }: Replica, visitId: string, bytes: PhotoBytes, caption: string | null = null): Promise<string> {
   const visit = await db.collections.services!.findOne(visitId).exec();
   if (!visit) throw notFound('Visit', visitId);
   const data = bytes instanceof Blob ? new Uint8Array(await bytes.arrayBuffer()) : bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : bytes;
@@ -70,7 +77,11 @@ export async function addVisitPhoto(db: ReplicaDatabase, visitId: string, bytes:
     queuedAt: takenAt,
     failure: null,
   });
-  const photos = [...((visit.toJSON() as Service).photos ?? []), { id, url: null, caption, contentType: null, size: null, takenAt }];
-  await visit.incrementalPatch({ photos, updatedAt: takenAt });
+  await changes
+    .update('services', visitId, (state) => {
+      const photos = [...((state as unknown as Service).photos ?? []), { id, url: null, caption, contentType: null, size: null, takenAt }];
+      return { ...state, photos, updatedAt: takenAt };
+    })
+    .catch(rethrowNotFound('Visit', visitId));
   return id;
 }

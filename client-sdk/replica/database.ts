@@ -1,17 +1,22 @@
-import { createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
+import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
+import { RxDBLocalDocumentsPlugin } from 'rxdb/plugins/local-documents';
 import { replicatedResources, rxSchemaOf } from '../../shared/index.js';
+import { OUTBOX, outboxSchema } from '../replication/outbox.js';
 import { PHOTO_QUEUE, photoQueueSchema } from '../uploads/photo-queue.js';
 
 /**
  * The device replica: one RxDB collection per replicated resource (schemas derived from shared/),
- * plus the local photo upload queue. Eleven collections at most, under RxDB's open-source limit
- * of 13 per process; a client may open fewer (`collections`).
+ * plus two local ones: the outbox of changes waiting for the server and the photo upload queue.
+ * Twelve collections at most, under RxDB's open-source limit of 13 per process; a client may open
+ * fewer (`collections`). Pull checkpoints live in the database's local documents.
  */
 export type ReplicaCollections = Record<string, RxCollection>;
 export type ReplicaDatabase = RxDatabase<ReplicaCollections>;
 
 /** The replicated collection names, in dependency order. */
 export const COLLECTION_NAMES = replicatedResources.map((r) => r.collection!);
+
+addRxPlugin(RxDBLocalDocumentsPlugin);
 
 export async function createReplicaDatabase(
   name: string,
@@ -23,10 +28,18 @@ export async function createReplicaDatabase(
   // allowSlowCount: the photo queue counts its waiting photos by a nullable field, which no index
   // can hold; IndexedDB storage refuses such a count unless allowed (a browser test caught it).
   // The queue holds a handful of photos, so counting them by reading them is cheap.
-  const db = await createRxDatabase<ReplicaCollections>({ name, storage, multiInstance: false, closeDuplicates: true, allowSlowCount: true });
+  const db = await createRxDatabase<ReplicaCollections>({
+    name,
+    storage,
+    multiInstance: false,
+    closeDuplicates: true,
+    allowSlowCount: true,
+    localDocuments: true,
+  });
   const wanted = replicatedResources.filter((r) => collections.includes(r.collection!));
   await db.addCollections({
     ...Object.fromEntries(wanted.map((r) => [r.collection!, { schema: rxSchemaOf(r) as never }])),
+    [OUTBOX]: { schema: outboxSchema as never },
     [PHOTO_QUEUE]: { schema: photoQueueSchema as never },
   });
   return db;

@@ -1,14 +1,21 @@
 /**
- * The replication endpoint over HTTP: one pull or push per call. Any failure (no network, a 5xx,
- * an answer that is not the protocol's) throws, and RxDB's replication retries it later; the
- * caller never sees a half-applied batch.
+ * The replication endpoint over HTTP: one pull or push per call. Every call has a deadline (a
+ * dead cell tower accepts a connection and never answers) and ends at once when the client is
+ * closed. Any failure (no network, a timeout, a 5xx, an answer that is not the protocol's)
+ * throws; the caller retries later and never sees a half-applied batch.
  */
 export interface SyncEndpoint {
   baseUrl: string;
   token: string;
   /** Injected for tests and for environments with their own fetch. */
   fetch?: typeof fetch;
+  /** Deadline of one request, answer body included (default 30 s). */
+  requestTimeoutMs?: number;
+  /** Aborts every request in flight (the client's close()). */
+  signal?: AbortSignal;
 }
+
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
 
 export interface Checkpoint {
   seq: number;
@@ -30,25 +37,48 @@ export class SyncHttpError extends Error {
   }
 }
 
+/** The request's own deadline combined with the client's abort signal. */
+export function deadlineSignal(endpoint: Pick<SyncEndpoint, 'signal'>, timeoutMs: number): AbortSignal {
+  const timeout = AbortSignal.timeout(timeoutMs);
+  return endpoint.signal ? AbortSignal.any([endpoint.signal, timeout]) : timeout;
+}
+
+/** Names a deadline as one, so status shows "timed out" rather than a bare abort. */
+export function describeFailure(error: unknown, timeoutMs: number): Error {
+  if (error instanceof DOMException && error.name === 'TimeoutError') return new Error(`no answer within ${timeoutMs} ms`);
+  return error instanceof Error ? error : new Error(String(error));
+}
+
 async function call<T>(endpoint: SyncEndpoint, path: string, init: RequestInit = {}): Promise<T> {
-  const res = await (endpoint.fetch ?? fetch)(`${endpoint.baseUrl}${path}`, {
-    ...init,
-    headers: { authorization: `Bearer ${endpoint.token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
-  });
-  const text = await res.text();
-  if (!res.ok) {
-    let code = 'INTERNAL';
-    let message = `HTTP ${res.status}`;
-    try {
-      const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
-      code = body.error?.code ?? code;
-      message = body.error?.message ?? message;
-    } catch {
-      // not JSON: keep the status
-    }
-    throw new SyncHttpError(res.status, code, message);
+  const timeoutMs = endpoint.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
+  let status = 0;
+  let text: string;
+  try {
+    const res = await (endpoint.fetch ?? fetch)(`${endpoint.baseUrl}${path}`, {
+      ...init,
+      signal: deadlineSignal(endpoint, timeoutMs),
+      headers: { authorization: `Bearer ${endpoint.token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+    });
+    status = res.status;
+    text = await res.text();
+    if (res.ok) return JSON.parse(text) as T;
+  } catch (error) {
+    throw describeFailure(error, timeoutMs);
   }
-  return JSON.parse(text) as T;
+  throw errorOf(status, text);
+}
+
+function errorOf(status: number, text: string): SyncHttpError {
+  let code = 'INTERNAL';
+  let message = `HTTP ${status}`;
+  try {
+    const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
+    code = body.error?.code ?? code;
+    message = body.error?.message ?? message;
+  } catch {
+    // not JSON: keep the status
+  }
+  return new SyncHttpError(status, code, message);
 }
 
 export function pullBatch<T>(endpoint: SyncEndpoint, collection: string, checkpoint: Checkpoint | undefined, limit: number) {

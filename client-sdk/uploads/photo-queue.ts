@@ -1,6 +1,6 @@
 import type { RxCollection } from 'rxdb';
 import { BehaviorSubject } from 'rxjs';
-import type { SyncEndpoint } from '../replication/http.js';
+import { deadlineSignal, describeFailure, type SyncEndpoint } from '../replication/http.js';
 
 /**
  * Photos taken offline wait here, in a local collection of the replica (so the queue survives a
@@ -52,6 +52,8 @@ export class PhotoUploader {
     private readonly endpoint: SyncEndpoint,
     private readonly onResult: (ok: boolean, error?: string) => void,
     private readonly retryMs = 1000,
+    /** Deadline of one upload, answer included. */
+    private readonly timeoutMs = 120_000,
   ) {
     queue.count({ selector: { failure: null } }).$.subscribe((n) => this.pending$.next(n));
   }
@@ -61,10 +63,12 @@ export class PhotoUploader {
     this.kick();
   }
 
-  stop(): void {
+  /** Stops uploading; resolves once the upload in flight (aborted by the client's close) has ended. */
+  async stop(): Promise<void> {
     this.running = false;
     if (this.timer) clearTimeout(this.timer);
     this.timer = null;
+    await this.busy?.catch(() => undefined);
   }
 
   /** Tries the queue now (after a write, or when the network is back). */
@@ -111,6 +115,7 @@ export class PhotoUploader {
         method: 'POST',
         headers: { authorization: `Bearer ${this.endpoint.token}` },
         body: form,
+        signal: deadlineSignal(this.endpoint, this.timeoutMs),
       });
       await res.arrayBuffer().catch(() => undefined);
       if (res.ok) {
@@ -121,7 +126,7 @@ export class PhotoUploader {
       if (res.status === 404 || res.status === 429 || res.status >= 500 || res.status === 401) return 'later';
       return { failure: `upload refused with HTTP ${res.status}` };
     } catch (error) {
-      this.onResult(false, `photo upload failed: ${(error as Error).message}`);
+      this.onResult(false, `photo upload failed: ${describeFailure(error, this.timeoutMs).message}`);
       return 'later';
     }
   }

@@ -1,5 +1,5 @@
 import { columnsOf, type ResourceDef } from '../../shared/index.js';
-import type { Database, Queryable } from './db.js';
+import type { Queryable } from './db.js';
 import type { RecordTable } from './records.js';
 
 /**
@@ -39,6 +39,8 @@ export interface FeedPage {
   documents: string;
   /** The `_seq` of the last row, null when the page is empty. */
   lastSeq: number | null;
+  /** Number of documents. */
+  count: number;
 }
 
 /**
@@ -65,7 +67,7 @@ export async function readFeedPage(
       limit $3`,
     params,
   );
-  return { documents: `[${rows.map((r) => r.doc).join(',')}]`, lastSeq: rows.at(-1)?.seq ?? null };
+  return { documents: `[${rows.map((r) => r.doc).join(',')}]`, lastSeq: rows.at(-1)?.seq ?? null, count: rows.length };
 }
 
 /** Current rows (tombstones included) of the given ids, locked for a merge in this transaction. */
@@ -90,18 +92,13 @@ export async function setDeleted(tx: Queryable, table: RecordTable<ResourceDef>,
 }
 
 /**
- * A position in the organization's feed with nothing uncommitted behind it, for a live feed
- * starting now. The sequence's last value alone is not one: a transaction of this organization
- * may have drawn a lower _seq and not yet committed, and a feed starting past it would never
- * deliver that row. Such a transaction holds the organization's change-feed lock until it ends,
- * so the value read while holding that lock is safe.
+ * The highest `_seq` of the organization's rows in a table that this snapshot sees. Nothing of
+ * the organization is uncommitted below it: a writer holds the organization's change-feed lock
+ * from drawing its `_seq` until it ends, so the rows an organization has committed always form a
+ * prefix of its `_seq` order. (The sequence's last value is no such point: it counts values drawn
+ * by transactions still open.)
  */
-export async function committedSeq(db: Database, orgId: string): Promise<number> {
-  return db.transaction(async (tx) => {
-    await tx.query(`select pg_advisory_xact_lock(hashtextextended('change-feed:' || $1, 0))`, [orgId]);
-    const { rows } = await tx.query<{ seq: number }>(`select last_value as seq from change_seq`);
-    return rows[0]!.seq;
-  });
+export async function feedHead(q: Queryable, table: RecordTable<ResourceDef>, orgId: string): Promise<number> {
+  const { rows } = await q.query<{ seq: number | null }>(`select max(_seq) as seq from ${table.resource.table} where org_id = $1`, [orgId]);
+  return rows[0]?.seq ?? 0;
 }
-
-export { columnsOf };

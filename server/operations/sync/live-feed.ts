@@ -1,5 +1,5 @@
 import type { Database } from '../../storage/db.js';
-import { committedSeq, readFeed } from '../../storage/change-feed.js';
+import { feedHead, readFeed } from '../../storage/change-feed.js';
 import { REVOCATIONS_CHANNEL, revokedAmong } from '../../storage/tokens.js';
 import type { OperationContext } from '../context.js';
 import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
@@ -93,9 +93,9 @@ export class LiveFeed {
     const orgId = ctx.viewer.orgId;
     let org = this.orgs.get(orgId);
     if (!org) {
-      const seq = await committedSeq(this.db, orgId);
+      const heads = await Promise.all(SYNC_COLLECTIONS.map(async (c) => [c.resource.table, await feedHead(this.db, c.table, orgId)] as const));
       org = this.orgs.get(orgId) ?? { subscribers: new Set(), lastSeq: new Map(), reading: new Map() };
-      for (const c of SYNC_COLLECTIONS) if (!org.lastSeq.has(c.resource.table)) org.lastSeq.set(c.resource.table, seq);
+      for (const [table, seq] of heads) if (!org.lastSeq.has(table)) org.lastSeq.set(table, seq);
       this.orgs.set(orgId, org);
     }
     const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end };

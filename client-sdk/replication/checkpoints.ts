@@ -1,0 +1,28 @@
+import type { RxDatabase } from 'rxdb';
+
+/**
+ * Each collection's pull position (the `seq` of the last change applied), kept in the replica's
+ * local documents so a restarted client continues where it was.
+ */
+export class Checkpoints {
+  private readonly cache = new Map<string, number>();
+
+  constructor(private readonly db: RxDatabase) {}
+
+  async get(collection: string): Promise<number> {
+    const cached = this.cache.get(collection);
+    if (cached !== undefined) return cached;
+    const doc = await this.db.getLocal<{ seq: number }>(key(collection));
+    const seq = doc?.get('seq') ?? 0;
+    this.cache.set(collection, seq);
+    return seq;
+  }
+
+  async set(collection: string, seq: number): Promise<void> {
+    if (this.cache.get(collection) === seq) return;
+    await this.db.upsertLocal(key(collection), { seq });
+    this.cache.set(collection, seq);
+  }
+}
+
+const key = (collection: string) => `checkpoint-${collection}`;

@@ -1,0 +1,87 @@
+import { deepEqual } from 'rxdb/plugins/utils';
+import { pushRows } from './http.js';
+import { outboxKey, type OutboxEntry, type SentState } from './outbox.js';
+import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
+import type { SyncContext } from './sync-context.js';
+
+/**
+ * Push, one batch of a collection's outbox at a time.
+ *
+ * Before a state goes out it is recorded in its outbox entry (`sent`), so a push whose answer is
+ * lost (or a client killed mid-push) sends the same change id again, and the server, holding a
+ * receipt of it, changes nothing twice. Once answered, a document not edited meanwhile takes the
+ * server's state (the answer, or exactly what was sent when the server answered nothing) and
+ * leaves the outbox; one edited meanwhile stays, with what was sent as the base its new edits
+ * were made on.
+ */
+export interface PushRow {
+  assumedMasterState: DocState | null;
+  newDocumentState: DocState;
+  changeId: string;
+  earlier: SentState[];
+}
+
+export interface PushResult {
+  rows: PushRow[];
+  answered: DocState[];
+}
+
+/** Pushes the collection's oldest changes; null when its outbox is empty. */
+export async function pushBatch(ctx: SyncContext, name: string): Promise<(PushResult & { more: boolean }) | null> {
+  const { rows, more } = await ctx.lock.run(() => preparePush(ctx, name));
+  if (!rows.length) return more ? { rows, answered: [], more } : null;
+  const answered = await pushRows<DocState>(ctx.endpoint, name, rows);
+  await ctx.lock.run(() => acknowledge(ctx, name, rows, answered));
+  return { rows, answered, more };
+}
+
+async function preparePush(ctx: SyncContext, name: string): Promise<{ rows: PushRow[]; more: boolean }> {
+  const entries = await ctx.outbox.oldest(name, ctx.pushBatchSize);
+  const stored = await readStored(ctx.collection(name), entries.map((e) => e.docId));
+  const rows: PushRow[] = [];
+  const sending: OutboxEntry[] = [];
+  const settled: string[] = [];
+  for (const entry of entries) {
+    const current = stored.get(entry.docId);
+    const state = current ? stateOf(current) : null;
+    const last = entry.sent.at(-1);
+    if (state && last && deepEqual(last.state, state)) {
+      rows.push({ assumedMasterState: entry.base, newDocumentState: state, changeId: last.changeId, earlier: entry.sent.slice(0, -1) });
+    } else if (!state || (!entry.sent.length && unchanged(entry.base, state))) {
+      settled.push(entry.key); // edited back to the server's state, or made and deleted here
+    } else {
+      rows.push({ assumedMasterState: entry.base, newDocumentState: state, changeId: entry.changeId, earlier: entry.sent });
+      sending.push({ ...entry, sent: [...entry.sent, { changeId: entry.changeId, state }] });
+    }
+  }
+  await ctx.outbox.save(sending);
+  await ctx.outbox.remove(settled);
+  return { rows, more: entries.length === ctx.pushBatchSize };
+}
+
+function unchanged(base: DocState | null, state: DocState): boolean {
+  return base === null ? state._deleted === true : deepEqual(base, state);
+}
+
+async function acknowledge(ctx: SyncContext, name: string, rows: PushRow[], answered: DocState[]): Promise<void> {
+  const serverState = new Map(answered.map((d) => [d.id, d]));
+  const ids = rows.map((r) => r.newDocumentState.id);
+  const entries = await ctx.outbox.get(ids.map((id) => outboxKey(name, id)));
+  const adopted: DocState[] = [];
+  const done: string[] = [];
+  const editedMeanwhile: OutboxEntry[] = [];
+  for (const row of rows) {
+    const id = row.newDocumentState.id;
+    const entry = entries.get(outboxKey(name, id));
+    if (!entry) continue;
+    if (entry.changeId === row.changeId) {
+      adopted.push(serverState.get(id) ?? row.newDocumentState);
+      done.push(entry.key);
+    } else {
+      editedMeanwhile.push({ ...entry, base: row.newDocumentState, sent: [] });
+    }
+  }
+  await writeStates(ctx.collection(name), adopted, await readStored(ctx.collection(name), adopted.map((d) => d.id)));
+  await ctx.outbox.remove(done);
+  await ctx.outbox.save(editedMeanwhile);
+}

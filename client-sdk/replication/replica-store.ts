@@ -1,0 +1,47 @@
+import type { RxCollection, RxDocumentData } from 'rxdb';
+
+/**
+ * Reads and writes of replica documents below RxDB's document API, at its storage instance (as
+ * RxDB's own replication does): one bulk write per batch, tombstones included, and every write
+ * still reaches the collection's queries and observers through RxDB's change stream.
+ */
+export type DocState = Record<string, unknown> & { id: string; _deleted?: boolean };
+type Stored = RxDocumentData<DocState>;
+
+const BOOKKEEPING = new Set(['_meta', '_rev', '_attachments']);
+
+/** Current stored documents by id, tombstones included. */
+export async function readStored(collection: RxCollection, ids: readonly string[]): Promise<Map<string, Stored>> {
+  if (!ids.length) return new Map();
+  const docs = (await collection.storageInstance.findDocumentsById([...new Set(ids)], true)) as Stored[];
+  return new Map(docs.map((d) => [d.id, d]));
+}
+
+/** A stored document as the protocol carries it: its fields and `_deleted`. */
+export function stateOf(stored: Stored): DocState {
+  const state: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(stored)) if (!BOOKKEEPING.has(key)) state[key] = value;
+  state._deleted = stored._deleted === true;
+  return state as DocState;
+}
+
+/**
+ * Writes documents over what is stored (`current`, read under the same write lock). A tombstone
+ * for a document the replica never had is not written.
+ */
+export async function writeStates(collection: RxCollection, states: readonly DocState[], current: Map<string, Stored>): Promise<void> {
+  const rows = [];
+  for (const state of states) {
+    const previous = current.get(state.id);
+    const deleted = state._deleted === true;
+    if (!previous && deleted) continue;
+    const document = { ...state, _deleted: deleted, _attachments: {}, _meta: previous ? { ...previous._meta } : { lwt: 0 }, _rev: previous?._rev ?? '' };
+    rows.push(previous ? { previous, document } : { document });
+  }
+  if (!rows.length) return;
+  const result = await collection.storageInstance.bulkWrite(rows as never, 'pool-sync');
+  if (result.error.length) {
+    const first = result.error[0]!;
+    throw new Error(`replica write of ${collection.name}/${first.documentId} failed (status ${first.status})`);
+  }
+}

@@ -1,0 +1,16 @@
+import type { RxCollection } from 'rxdb';
+import type { Checkpoints } from './checkpoints.js';
+import type { SyncEndpoint } from './http.js';
+import type { Outbox } from './outbox.js';
+import type { WriteLock } from './write-lock.js';
+
+/** What the engine's push and pull steps share: the replica, its outbox and checkpoints, the server. */
+export interface SyncContext {
+  collection(name: string): RxCollection;
+  outbox: Outbox;
+  checkpoints: Checkpoints;
+  lock: WriteLock;
+  endpoint: SyncEndpoint;
+  pullBatchSize: number;
+  pushBatchSize: number;
+}
