@@ -15,7 +15,7 @@ import { SyncEngine } from './replication/engine.js';
 import type { SyncEndpoint } from './replication/http.js';
 import { LocalChanges } from './replication/local-changes.js';
 import { Outbox, OUTBOX, type OutboxEntry } from './replication/outbox.js';
-import type { DocState } from './replication/replica-store.js';
+import { readStored, type DocState } from './replication/replica-store.js';
 import { LiveStream } from './replication/stream.js';
 import { WriteLock } from './replication/write-lock.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
@@ -120,6 +120,10 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     (ok, error) => (ok ? tracker.succeeded() : tracker.failed(error)),
     retryMs,
     options.uploadTimeoutMs,
+    async (parent, id) => {
+      const replicaOf = db.collections[parent];
+      return replicaOf ? (await readStored(replicaOf, [id])).get(id)?._deleted === true : false;
+    },
   );
   const engine = new SyncEngine(
     { collection, outbox, checkpoints: new Checkpoints(db), lock, endpoint, pullBatchSize: 1000, pushBatchSize: 200 },

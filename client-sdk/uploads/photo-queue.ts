@@ -54,6 +54,11 @@ export class PhotoUploader {
     private readonly retryMs = 1000,
     /** Deadline of one upload, answer included. */
     private readonly timeoutMs = 120_000,
+    /**
+     * Whether the photo's visit is deleted in the replica (by the device, the office, or the
+     * server refusing it): its photos then have nowhere to go and leave the queue.
+     */
+    private readonly parentDeleted: (parent: QueuedPhoto['parent'], id: string) => Promise<boolean> = async () => false,
   ) {
     queue.count({ selector: { failure: null } }).$.subscribe((n) => this.pending$.next(n));
   }
@@ -91,7 +96,8 @@ export class PhotoUploader {
     let retry = false;
     for (const doc of waiting) {
       if (!this.running) return;
-      const outcome = await this.upload(doc.toJSON() as QueuedPhoto);
+      const photo = doc.toJSON() as QueuedPhoto;
+      const outcome = (await this.parentDeleted(photo.parent, photo.parentId)) ? 'done' : await this.upload(photo);
       if (outcome === 'done') await doc.remove();
       else if (outcome === 'later') retry = true;
       else await doc.incrementalPatch({ failure: outcome.failure });

@@ -102,6 +102,14 @@ class PostgresDatabase extends PostgresQueryable implements Database {
 
   async transaction<T>(fn: (tx: Queryable) => Promise<T>): Promise<T> {
     const client = await this.pool.connect();
+    // pg-pool guards idle clients only: a connection that dies while checked out (PostgreSQL
+    // restarted, the backend terminated) emits 'error' on the client, which would end the
+    // process. The query in flight fails on its own; release(error) drops the dead client.
+    let broken: Error | undefined;
+    const onError = (error: Error) => {
+      broken = error;
+    };
+    client.on('error', onError);
     try {
       await client.query('BEGIN');
       const result = await fn(new PostgresQueryable(client));
@@ -111,7 +119,8 @@ class PostgresDatabase extends PostgresQueryable implements Database {
       await client.query('ROLLBACK').catch(() => {});
       throw error;
     } finally {
-      client.release();
+      client.off('error', onError);
+      client.release(broken);
     }
   }
 

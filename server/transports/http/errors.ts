@@ -11,6 +11,9 @@ import { HTTP_STATUS, restErrorBody, toAppError } from '../errors.js';
 export function restErrors(logger: Logger): ErrorRequestHandler {
   return (error, _req, res, _next) => {
     const app = toAppError(error, logger);
+    // A stream that fails after its answer began (the database went away under a live stream)
+    // cannot change its status any more: end it, and the client reconnects.
+    if (res.headersSent) return void res.end();
     res.status(HTTP_STATUS[app.kind]).json(restErrorBody(app));
   };
 }

@@ -1,0 +1,139 @@
+import type { PoolClient } from '../../client-sdk/index.js';
+import { sampleFiles } from '../fixtures/files.js';
+
+/**
+ * What a simulated person does on a device. The simulation draws the action and its random
+ * numbers from the seed; the device resolves them against its own replica (documents sorted by
+ * id, so the same numbers pick the same document), and reports what it wrote, for the checks.
+ */
+export type ActionKind =
+  | 'recordVisit'
+  | 'editVisit'
+  | 'addPhoto'
+  | 'useStock'
+  | 'transferStock'
+  | 'createQuote'
+  | 'editQuote'
+  | 'deleteVisit'
+  | 'officeEditVisit'
+  | 'editCustomer'
+  | 'deleteCustomer';
+
+export interface ActionRequest {
+  kind: ActionKind;
+  /** Random numbers in [0, 1) from the seed. */
+  r: number[];
+  /** The device's own stock location and the warehouse. */
+  truckId?: string;
+  warehouseId?: string;
+  /** A label unique in the run, for values (so every written value names its writer). */
+  label: string;
+}
+
+export interface Write {
+  collection: string;
+  id: string;
+  fields: Record<string, unknown>;
+}
+
+export interface ActionResult {
+  done: boolean;
+  reason?: string;
+  writes?: Write[];
+  created?: { collection: string; id: string }[];
+  deleted?: { collection: string; id: string }[];
+  photo?: { visitId: string; photoId: string };
+  movement?: { id: string; itemId: string; locationId: string; toLocationId: string | null; delta: number };
+}
+
+type Doc = Record<string, any> & { id: string };
+
+async function live(client: PoolClient, collection: string, where: (d: Doc) => boolean = () => true): Promise<Doc[]> {
+  const docs = (await client.db.collections[collection]!.find().exec()).map((d) => d.toJSON() as Doc);
+  return docs.filter(where).sort((a, b) => (a.id < b.id ? -1 : 1));
+}
+
+const pick = <T>(list: T[], r: number): T | undefined => list[Math.floor(r * list.length)];
+const skip = (reason: string): ActionResult => ({ done: false, reason });
+const written = (collection: string, doc: Doc): Write => {
+  const { _deleted, _meta, _rev, _attachments, ...fields } = doc;
+  return { collection, id: doc.id, fields };
+};
+
+const WATER = ['LOW', 'NORMAL', 'HIGH'];
+const BILLING = ['UNBILLED', 'BILLED', 'NO_CHARGE'];
+
+export async function performAction(client: PoolClient, a: ActionRequest): Promise<ActionResult> {
+  const [r0 = 0, r1 = 0, r2 = 0] = a.r;
+  switch (a.kind) {
+    case 'recordVisit': {
+      const customer = pick(await live(client, 'customers'), r0);
+      if (!customer) return skip('no customer');
+      const visit = await client.recordVisit({ customerId: customer.id, notes: `${a.label} notes`, readings: { ph: 7 + Math.round(r1 * 10) / 10, freeChlorine: Math.round(r2 * 50) / 10 } });
+      return { done: true, created: [{ collection: 'services', id: visit.id }], writes: [written('services', visit as Doc)] };
+    }
+    case 'editVisit': {
+      const visit = pick(await live(client, 'services'), r0);
+      if (!visit) return skip('no visit');
+      const patch = r1 < 0.5 ? { notes: `${a.label} notes` } : { waterLevel: `${pick(WATER, r2)}-${a.label}` };
+      await client.updateVisit(visit.id, patch);
+      return { done: true, writes: [{ collection: 'services', id: visit.id, fields: patch }] };
+    }
+    case 'officeEditVisit': {
+      const visit = pick(await live(client, 'services'), r0);
+      if (!visit) return skip('no visit');
+      const patch: Record<string, unknown> = r1 < 0.6 ? { billingStatus: `${pick(BILLING, r2)}-${a.label}` } : { notes: `${a.label} office notes` };
+      await client.patch('services', visit.id, patch);
+      return { done: true, writes: [{ collection: 'services', id: visit.id, fields: patch }] };
+    }
+    case 'addPhoto': {
+      const visit = pick(await live(client, 'services'), r0);
+      if (!visit) return skip('no visit');
+      const photoId = await client.addVisitPhoto(visit.id, new Blob([new Uint8Array(sampleFiles.jpeg(600 + Math.floor(r1 * 400)))], { type: 'image/jpeg' }), a.label);
+      return { done: true, photo: { visitId: visit.id, photoId } };
+    }
+    case 'useStock':
+    case 'transferStock': {
+      const item = pick(await live(client, 'inventoryItems'), r0);
+      if (!item || !a.truckId || !a.warehouseId) return skip('no item');
+      const quantity = 1 + Math.floor(r1 * 3);
+      const [from, to] = r2 < 0.5 ? [a.truckId, a.warehouseId] : [a.warehouseId, a.truckId];
+      const movement =
+        a.kind === 'useStock' ? await client.useStock(item.id, a.truckId, quantity) : await client.transferStock(item.id, from, to, quantity);
+      const { id, itemId, locationId, toLocationId, delta } = movement;
+      return { done: true, created: [{ collection: 'stockMovements', id }], movement: { id, itemId, locationId, toLocationId: toLocationId ?? null, delta } };
+    }
+    case 'createQuote': {
+      const customer = pick(await live(client, 'customers'), r0);
+      if (!customer) return skip('no customer');
+      const quote = await client.createQuote({ customerId: customer.id, title: `${a.label} quote`, lineItems: [{ description: 'Pump', quantity: 1 + Math.floor(r1 * 3), unitPrice: 120.5 }] });
+      return { done: true, created: [{ collection: 'quotes', id: quote.id }], writes: [written('quotes', quote as unknown as Doc)] };
+    }
+    case 'editQuote': {
+      const quote = pick(await live(client, 'quotes', (q) => q.status === 'DRAFT'), r0);
+      if (!quote) return skip('no draft quote');
+      const fields = { title: `${a.label} title` };
+      await client.patch('quotes', quote.id, fields);
+      return { done: true, writes: [{ collection: 'quotes', id: quote.id, fields }] };
+    }
+    case 'deleteVisit': {
+      const visit = pick(await live(client, 'services'), r0);
+      if (!visit) return skip('no visit');
+      await client.remove('services', visit.id);
+      return { done: true, deleted: [{ collection: 'services', id: visit.id }] };
+    }
+    case 'editCustomer': {
+      const customer = pick(await live(client, 'customers'), r0);
+      if (!customer) return skip('no customer');
+      const fields: Record<string, unknown> = r1 < 0.5 ? { notes: `${a.label} customer notes` } : { tags: [...new Set([...(customer.tags ?? []), `tag-${Math.floor(r2 * 4)}`])] };
+      await client.patch('customers', customer.id, fields);
+      return { done: true, writes: [{ collection: 'customers', id: customer.id, fields }] };
+    }
+    case 'deleteCustomer': {
+      const customer = pick(await live(client, 'customers'), r0);
+      if (!customer) return skip('no customer');
+      await client.remove('customers', customer.id);
+      return { done: true, deleted: [{ collection: 'customers', id: customer.id }] };
+    }
+  }
+}

@@ -1,0 +1,158 @@
+import { FAULT_MODES, startFaultProxy, type FaultMode, type FaultProxy } from '../support/fault-proxy.js';
+import { graphql, provision } from './api.js';
+import type { ActionKind, ActionResult } from './device-actions.js';
+import type { DeviceHost } from './device-host.js';
+import { History } from './history.js';
+import { checkInvariants, type DeviceView } from './invariants.js';
+import { seededRandom, weighted } from './random.js';
+import type { SimServer } from './sim-server.js';
+
+/**
+ * One seeded run: an organization with technicians and an office, each on a device behind a
+ * fault proxy; random actions while the proxies fail at random (and, if asked, the server is
+ * killed or its database connections dropped mid-run); then the network heals, every device syncs,
+ * and the invariants are checked. The seed fixes every decision; timing is the machine's.
+ */
+export interface SeedOptions {
+  seed: number;
+  server: SimServer;
+  /** Device processes: the first is the office, the others technicians. */
+  hosts: DeviceHost[];
+  actions: number;
+  faults: boolean;
+  crashServer: boolean;
+  dropDatabaseConnections: boolean;
+}
+
+export interface SeedReport {
+  seed: number;
+  problems: string[];
+  actions: number;
+  done: number;
+  faults: number;
+  ms: number;
+}
+
+const TECH_COLLECTIONS = ['customers', 'services', 'quotes', 'inventoryLocations', 'inventoryItems', 'stockLevels', 'stockMovements'];
+const OFFICE_COLLECTIONS = ['organization', 'serviceTypes', 'customers', 'appointments', 'services', 'quotes', 'inventoryLocations', 'inventoryItems', 'stockLevels', 'stockMovements'];
+
+const TECH_ACTIONS: Partial<Record<ActionKind, number>> = { recordVisit: 5, editVisit: 5, addPhoto: 2, useStock: 3, transferStock: 1, createQuote: 2, editQuote: 2, deleteVisit: 1, editCustomer: 1 };
+const OFFICE_ACTIONS: Partial<Record<ActionKind | 'sendQuote', number>> = { officeEditVisit: 4, editCustomer: 3, deleteCustomer: 0.4, recordVisit: 1, sendQuote: 1 };
+const FAULT_WEIGHTS: Record<FaultMode, number> = { pass: 4, refuse: 2, 'cut-responses': 2, 'cut-uploads': 1, delay: 1, 'black-hole': 1, stall: 1 };
+
+interface Device {
+  host: DeviceHost;
+  proxy: FaultProxy;
+  name: string;
+  token: string;
+  userId: string;
+  collections: string[];
+  truckId?: string;
+}
+
+export async function runSeed(options: SeedOptions): Promise<SeedReport> {
+  const started = Date.now();
+  const random = seededRandom(options.seed);
+  const { url } = options.server;
+  const history = new History();
+  const admin = await provision(url, `Simulation ${options.seed}`);
+  const world = await setUpWorld(url, admin.token, options);
+  await recordSetup(url, admin, history);
+  const devices = world.devices;
+  let faults = 0;
+  try {
+    await Promise.all(devices.map((d) => d.host.request({ op: 'sync', timeoutMs: 60_000 }, 70_000)));
+    const crashAt = options.crashServer ? Math.floor(options.actions * (0.3 + random() * 0.4)) : -1;
+    const dropAt = options.dropDatabaseConnections ? Math.floor(options.actions * (0.3 + random() * 0.4)) : -1;
+    for (let i = 0; i < options.actions; i++) {
+      if (options.faults && random() < 0.2) {
+        const device = devices[Math.floor(random() * devices.length)]!;
+        device.proxy.setMode(weighted(random, FAULT_WEIGHTS));
+        faults++;
+      }
+      if (i === crashAt) await options.server.crash();
+      if (i === dropAt) await options.server.dropDatabaseConnections();
+      const index = Math.floor(random() * devices.length);
+      const device = devices[index]!;
+      if (random() < 0.04) {
+        await device.host.request({ op: 'restart' });
+        continue;
+      }
+      const label = `s${options.seed}-a${i}-d${index}`;
+      const r = [random(), random(), random()];
+      if (index === 0) {
+        const kind = weighted(random, OFFICE_ACTIONS as Record<string, number>);
+        if (kind === 'sendQuote') await sendQuote(url, device, history, r[0]!);
+        else history.record(await device.host.request<ActionResult>({ op: 'act', action: { kind: kind as ActionKind, r, label } }), device.userId);
+      } else {
+        const kind = weighted(random, TECH_ACTIONS as Record<string, number>) as ActionKind;
+        const action = { kind, r, label, truckId: device.truckId, warehouseId: world.warehouseId };
+        history.record(await device.host.request<ActionResult>({ op: 'act', action }), device.userId);
+      }
+      await new Promise((resolve) => setTimeout(resolve, random() * 40));
+    }
+    for (const d of devices) d.proxy.setMode('pass');
+    const views = await settle(devices);
+    const problems = await checkInvariants(url, admin.token, history, views);
+    return { seed: options.seed, problems, actions: history.actions, done: history.done, faults, ms: Date.now() - started };
+  } finally {
+    await Promise.all(devices.map((d) => d.host.request({ op: 'close' }).catch(() => undefined)));
+    await Promise.all(devices.map((d) => d.proxy.close()));
+  }
+}
+
+/** Every device in sync twice over: the second round pulls what the others pushed in the first. */
+async function settle(devices: Device[]): Promise<DeviceView[]> {
+  let statuses: DeviceView['status'][] = [];
+  for (let round = 0; round < 2; round++) {
+    statuses = await Promise.all(devices.map((d) => d.host.request<DeviceView['status']>({ op: 'sync', timeoutMs: 90_000 }, 100_000)));
+  }
+  const dumps = await Promise.all(devices.map((d) => d.host.request<Record<string, Record<string, unknown>[]>>({ op: 'dump' })));
+  return devices.map((d, i) => ({ name: d.name, token: d.token, collections: d.collections, docs: dumps[i]!, status: statuses[i]! }));
+}
+
+async function setUpWorld(url: string, adminToken: string, options: SeedOptions): Promise<{ devices: Device[]; warehouseId: string }> {
+  const q = (query: string, variables?: Record<string, unknown>) => graphql(url, adminToken, query, variables);
+  const warehouseId = (await q(`mutation { createInventoryLocation(input: {name: "Warehouse"}) { id } }`)).createInventoryLocation.id as string;
+  for (const name of ['Chlorine', 'Acid']) {
+    await q(`mutation($l: ID) { createInventoryItem(input: {name: "${name}", category: CHEMICAL, unitPrice: 5, locationId: $l, quantity: 200}) { id } }`, { l: warehouseId });
+  }
+  for (let i = 0; i < 5; i++) await q(`mutation { createCustomer(input: {firstName: "Sim", lastName: "Customer ${i}"}) { id } }`);
+  const devices: Device[] = [];
+  for (const [index, host] of options.hosts.entries()) {
+    const role = index === 0 ? 'OFFICE' : 'TECHNICIAN';
+    const created = (await q(`mutation($i: CreateApiTokenInput!) { createApiToken(input: $i) { token apiToken { userId } } }`, { i: { name: `device ${index}`, role } })).createApiToken;
+    const truckId = role === 'TECHNICIAN' ? ((await q(`mutation { createInventoryLocation(input: {name: "Truck ${index}"}) { id } }`)).createInventoryLocation.id as string) : undefined;
+    const proxy = await startFaultProxy(url, { delayMs: 120 });
+    const collections = role === 'OFFICE' ? OFFICE_COLLECTIONS : TECH_COLLECTIONS;
+    const name = `seed-${options.seed}-device-${index}`;
+    await host.request({ op: 'open', config: { baseUrl: proxy.url, token: created.token, name, collections, requestTimeoutMs: 2000, retryMs: 100 } });
+    devices.push({ host, proxy, name, token: created.token, userId: created.apiToken.userId, collections, truckId });
+  }
+  return { devices, warehouseId };
+}
+
+/** What existed before the run counts as written by the admin who set it up. */
+async function recordSetup(url: string, admin: { token: string; userId: string }, history: History): Promise<void> {
+  const { pullAll } = await import('./api.js');
+  for (const collection of ['customers', 'services', 'quotes']) {
+    for (const { _deleted, ...doc } of await pullAll(url, admin.token, collection)) history.wrote(collection, doc.id as string, doc, admin.userId);
+  }
+}
+
+/** The office sends a quote (a status change only the server's state machine makes). */
+async function sendQuote(url: string, office: Device, history: History, r: number): Promise<void> {
+  history.actions++;
+  const quotes = history.created.filter((c) => c.collection === 'quotes');
+  const quote = quotes[Math.floor(r * quotes.length)];
+  if (!quote) return;
+  try {
+    await graphql(url, office.token, `mutation($id: ID!) { updateQuote(id: $id, input: {status: SENT}) { id } }`, { id: quote.id });
+    history.done++;
+    history.wrote('quotes', quote.id, { status: 'SENT' }, office.userId);
+  } catch {
+    // not on the server yet, or not a draft any more: nothing changed
+  }
+}
+
+export { FAULT_MODES };

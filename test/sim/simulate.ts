@@ -1,0 +1,89 @@
+import { DeviceHost } from './device-host.js';
+import { runSeed, type SeedOptions, type SeedReport } from './scenario.js';
+import { startSimServer, type SimServer } from './sim-server.js';
+
+/**
+ * The convergence simulation as a script:
+ *   npm run simulate -- --seeds 200                  200 seeds from 1, PGlite, faults
+ *   npm run simulate -- --seeds 50 --engine postgres  (DATABASE_URL or TEST_DATABASE_URL)
+ *   npm run simulate -- --seed 1234                  one seed again (or SIM_SEED=1234)
+ *   --crash  kills the server (SIGKILL) mid-run;  --drop-connections  ends its PostgreSQL
+ *   connections mid-run (the LISTEN one too);  --actions N  per seed (default 60);  --devices N
+ *   technicians (default 3);  --first N  the first seed of a range.
+ * Prints one line per seed and exits non-zero if any seed broke an invariant.
+ */
+export interface SimulationRun {
+  engine: 'pglite' | 'postgres';
+  postgresUrl?: string;
+  seeds: number[];
+  technicians: number;
+  options: Omit<SeedOptions, 'seed' | 'server' | 'hosts'>;
+  log?: (line: string) => void;
+}
+
+export async function simulate(run: SimulationRun): Promise<SeedReport[]> {
+  const log = run.log ?? console.log;
+  const server: SimServer = await startSimServer(run.engine, run.postgresUrl);
+  const hosts = await Promise.all(Array.from({ length: run.technicians + 1 }, () => DeviceHost.spawn()));
+  const reports: SeedReport[] = [];
+  try {
+    for (const seed of run.seeds) {
+      const report = await runSeed({ ...run.options, seed, server, hosts }).catch((error: unknown): SeedReport => ({
+        seed,
+        problems: [`the run failed: ${error instanceof Error ? error.message : String(error)}`],
+        actions: 0,
+        done: 0,
+        faults: 0,
+        ms: 0,
+      }));
+      reports.push(report);
+      const verdict = report.problems.length ? `FAILED (${report.problems.length} problems)` : 'ok';
+      log(`seed ${seed}: ${verdict}; ${report.done}/${report.actions} actions done, ${report.faults} fault switches, ${(report.ms / 1000).toFixed(1)} s (replay: SIM_SEED=${seed})`);
+      for (const p of report.problems.slice(0, 20)) log(`  - ${p}`);
+    }
+  } finally {
+    for (const h of hosts) h.kill();
+    await server.stop();
+  }
+  return reports;
+}
+
+function argument(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i >= 0 ? process.argv[i + 1] : undefined;
+}
+
+async function main(): Promise<void> {
+  const engine = (argument('engine') ?? 'pglite') as 'pglite' | 'postgres';
+  const postgresUrl = process.env.DATABASE_URL ?? process.env.TEST_DATABASE_URL;
+  if (engine === 'postgres' && !postgresUrl) throw new Error('--engine postgres needs DATABASE_URL or TEST_DATABASE_URL');
+  const one = argument('seed') ?? process.env.SIM_SEED;
+  const first = Number(argument('first') ?? 1);
+  const seeds = one ? [Number(one)] : Array.from({ length: Number(argument('seeds') ?? 10) }, (_, i) => first + i);
+  const started = Date.now();
+  const reports = await simulate({
+    engine,
+    postgresUrl,
+    seeds,
+    technicians: Number(argument('devices') ?? 3),
+    options: {
+      actions: Number(argument('actions') ?? 60),
+      faults: !process.argv.includes('--no-faults'),
+      crashServer: process.argv.includes('--crash'),
+      dropDatabaseConnections: process.argv.includes('--drop-connections'),
+    },
+  });
+  const failed = reports.filter((r) => r.problems.length);
+  console.log(
+    `${reports.length - failed.length} of ${reports.length} seeds converged on ${engine} in ${((Date.now() - started) / 1000).toFixed(0)} s` +
+      (failed.length ? `; failed seeds: ${failed.map((r) => r.seed).join(', ')}` : ''),
+  );
+  process.exit(failed.length ? 1 : 0);
+}
+
+if (process.argv[1]?.endsWith('simulate.ts')) {
+  main().catch((error) => {
+    console.error(error);
+    process.exit(2);
+  });
+}
