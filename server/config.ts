@@ -33,6 +33,7 @@ const EnvSchema = z.object({
   PUBLIC_URL: z.string().url().optional(),
   SYNC_SERVICE_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(60),
   SYNC_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
+  SYNC_RECEIPT_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   SYNC_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   SMTP_URL: z.string().url().optional(),
   EMAIL_FROM: z.string().default('Pool Service <no-reply@localhost>'),
@@ -107,6 +108,8 @@ export interface SyncConfig {
   heartbeatMs: number;
   /** Largest push body accepted. */
   bodyLimitBytes: number;
+  /** Days a receipt of an applied change is kept (a repeat of it changes nothing that long). */
+  receiptDays: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -140,6 +143,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       serviceWindowDays: e.SYNC_SERVICE_WINDOW_DAYS,
       heartbeatMs: e.SYNC_HEARTBEAT_MS,
       bodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
+      receiptDays: e.SYNC_RECEIPT_DAYS,
     },
     files: {
       s3: s3Config(e),

@@ -5,6 +5,7 @@ import { createLogger } from './logger.js';
 import { LiveFeed } from './operations/sync/live-feed.js';
 import { createMessenger } from './jobs/messenger.js';
 import { BulkWorker } from './jobs/worker.js';
+import { startReceiptPruning } from './jobs/receipt-pruner.js';
 import { seedDemoOrganization } from './seed.js';
 import type { Database } from './storage/db.js';
 import { openBlobStore } from './storage/open-blobs.js';
@@ -30,10 +31,14 @@ async function main(): Promise<void> {
   const messenger = createMessenger(config.bulk);
   const worker = new BulkWorker({ db, blobs, messenger, logger, ...config.bulk });
   if (config.bulk.worker) worker.start();
+  const stopPruning = startReceiptPruning(db, config.sync.receiptDays, logger);
   const { app, lifecycle } = createApp({ db, blobs, links, config, feed, logger, bulkStarted: () => worker.poke() });
   const server = app.listen(config.port, config.host);
   // Before announcing the address: a signal right after it must already shut down gracefully.
-  onShutdownSignal(() => shutdown({ server, db, feed, worker, lifecycle, config, logger }));
+  onShutdownSignal(() => {
+    stopPruning();
+    return shutdown({ server, db, feed, worker, lifecycle, config, logger });
+  });
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
