@@ -133,7 +133,10 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
         tracker.pushed(name, rows.map((r) => r.newDocumentState), answered);
         if (name === 'services') uploader.kick();
       },
-      cycleSucceeded: () => tracker.succeeded(),
+      cycleSucceeded: () => {
+        tracker.succeeded();
+        stream?.retryNow();
+      },
       failed: (error) => tracker.failed(error),
     },
   );

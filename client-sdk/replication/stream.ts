@@ -67,6 +67,12 @@ export class LiveStream {
     this.loopDone = this.loop();
   }
 
+  /** Reconnects now if waiting to (a request just got through: the network is back). */
+  retryNow(): void {
+    this.attempt = 0;
+    this.wakeRetry?.();
+  }
+
   /** Stops reconnecting and ends the open connection; resolves when the loop has ended. */
   stop(): Promise<void> {
     this.running = false;

@@ -18,6 +18,8 @@ export interface SimulationRun {
   seeds: number[];
   technicians: number;
   options: Omit<SeedOptions, 'seed' | 'server' | 'hosts'>;
+  /** Changes of the options for particular seeds (say, one that kills the server). */
+  perSeed?: (seed: number) => Partial<SimulationRun['options']>;
   log?: (line: string) => void;
 }
 
@@ -28,7 +30,7 @@ export async function simulate(run: SimulationRun): Promise<SeedReport[]> {
   const reports: SeedReport[] = [];
   try {
     for (const seed of run.seeds) {
-      const report = await runSeed({ ...run.options, seed, server, hosts }).catch((error: unknown): SeedReport => ({
+      const report = await runSeed({ ...run.options, ...run.perSeed?.(seed), seed, server, hosts }).catch((error: unknown): SeedReport => ({
         seed,
         problems: [`the run failed: ${error instanceof Error ? error.message : String(error)}`],
         actions: 0,

@@ -1,0 +1,169 @@
+import { firstValueFrom } from 'rxjs';
+import { filter } from 'rxjs/operators';
+import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPoolClient, type PoolClient } from '../client-sdk/index.js';
+import { caller, ok, tokenFor } from './support/api.js';
+import { openTestStore, type TestStore } from './support/engines.js';
+import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
+import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { serverDocument } from './support/sync.js';
+
+/**
+ * The SDK on a bad network (issue 12): what RxDB's replication got wrong, and what made devices
+ * hang. The server heartbeats every 200 ms, so a silent stream is found dead within half a second;
+ * every request has a one-second deadline.
+ */
+describe('client SDK under faults', () => {
+  let store: TestStore;
+  let server: TestServer;
+  let proxy: FaultProxy;
+  let office: string;
+  let tech: string;
+  let gql: ReturnType<typeof caller>;
+  let customerId: string;
+  const open: PoolClient[] = [];
+
+  beforeAll(async () => {
+    store = await openTestStore('pglite');
+    server = await startTestServer(store.db, { heartbeatMs: 200 });
+    proxy = await startFaultProxy(server.url);
+    office = (await newOrganization(store.db, 'Faulty Pools')).token;
+    gql = caller(server, office);
+    tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
+    customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Net", lastName: "Work"}) { id } }`)).createCustomer.id;
+  });
+  afterEach(async () => {
+    proxy.setMode('pass');
+    while (open.length) await open.pop()!.close();
+  });
+  afterAll(async () => {
+    await proxy?.close();
+    await server?.close();
+    await store?.drop();
+  });
+
+  async function device(options: Partial<Parameters<typeof createPoolClient>[0]> = {}) {
+    const c = await createPoolClient({ baseUrl: proxy.url, token: tech, collections: ['customers', 'services'], retryMs: 50, requestTimeoutMs: 1000, name: `d${Math.random().toString(36).slice(2)}`, ...options });
+    open.push(c);
+    return c;
+  }
+  const officeVisit = async (notes: string) => ok(await gql(`mutation($c: ID) { createService(input: {customerId: $c, notes: "${notes}"}) { id } }`, { c: customerId })).createService.id as string;
+  const holds = (c: PoolClient, id: string) => firstValueFrom(c.db.collections.services!.findOne(id).$.pipe(filter((d) => d !== null)));
+  const status = (c: PoolClient, when: (s: Awaited<ReturnType<typeof firstValueFrom<any>>>) => boolean) => firstValueFrom(c.sync.status$.pipe(filter(when)));
+
+  it('a live batch that does not follow on from the checkpoint is pulled, so a lost one is never skipped', async () => {
+    let dropped = 0;
+    const dropFirstVisitBatch: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!String(input).includes('/sync/stream') || !res.body) return res;
+      // Drops the first batch of visits the stream carries, as a lost event would be.
+      let buffer = '';
+      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(
+        new TransformStream<string, string>({
+          transform(chunk, out) {
+            buffer += chunk;
+            const events = buffer.split('\n\n');
+            buffer = events.pop()!;
+            for (const e of events) {
+              if (!dropped && e.includes('"collection":"services"')) dropped++;
+              else out.enqueue(`${e}\n\n`);
+            }
+          },
+        }),
+      );
+      return new Response(body.pipeThrough(new TextEncoderStream()), { status: res.status, headers: res.headers });
+    };
+    const c = await device({ fetch: dropFirstVisitBatch });
+    c.sync.start();
+    await c.sync.awaitInSync();
+    const lost = await officeVisit('its batch is lost');
+    await new Promise((r) => setTimeout(r, 300));
+    expect(dropped).toBe(1);
+    const next = await officeVisit('its batch arrives');
+    await holds(c, next);
+    expect(await c.db.collections.services!.findOne(lost).exec()).not.toBeNull();
+  });
+
+  it('a black hole: the device knows it is offline at once, does not hang, and catches up when the network heals', async () => {
+    const c = await device();
+    c.sync.start();
+    await c.sync.awaitInSync();
+    proxy.setMode('black-hole');
+    const offline = await status(c, (s) => !s.online);
+    expect(offline.online).toBe(false);
+    const visit = await c.recordVisit({ customerId, notes: 'Recorded in the dead zone' });
+    const fromOffice = await officeVisit('written while the device was in the dead zone');
+    await new Promise((r) => setTimeout(r, 1500)); // requests sent into the black hole time out
+    expect(await serverDocument(server, office, 'services', visit.id)).toBeUndefined();
+    proxy.setMode('pass');
+    const started = Date.now();
+    await c.sync.awaitInSync({ timeoutMs: 10_000 });
+    expect(Date.now() - started).toBeLessThan(5000);
+    expect(await serverDocument(server, office, 'services', visit.id)).toMatchObject({ notes: 'Recorded in the dead zone' });
+    await holds(c, fromOffice);
+    expect(await status(c, (s) => s.online)).toMatchObject({ online: true, pendingPushes: 0 });
+    expect(Date.now() - started).toBeLessThan(5000);
+  });
+
+  it('close() returns at once while a request hangs', async () => {
+    const c = await device({ requestTimeoutMs: 60_000 });
+    c.sync.start();
+    await c.sync.awaitInSync();
+    proxy.setMode('stall');
+    await c.recordVisit({ customerId, notes: 'pushed into a stalled connection' });
+    await new Promise((r) => setTimeout(r, 200));
+    const started = Date.now();
+    open.splice(open.indexOf(c), 1);
+    await c.close();
+    expect(Date.now() - started).toBeLessThan(1000);
+  });
+
+  it('an edit made while a push hangs after the server committed is not logged as a conflict with itself', async () => {
+    const c = await device();
+    c.sync.start();
+    await c.sync.awaitInSync();
+    proxy.setMode('stall');
+    const visit = await c.recordVisit({ customerId, notes: 'first words', waterLevel: 'LOW' });
+    await new Promise((r) => setTimeout(r, 300)); // the push reached the server; its answer is held
+    await c.updateVisit(visit.id, { notes: 'second words', waterLevel: 'HIGH' });
+    await new Promise((r) => setTimeout(r, 1200)); // the held push times out
+    proxy.setMode('pass');
+    await c.sync.awaitInSync({ timeoutMs: 10_000 });
+    expect(await serverDocument(server, office, 'services', visit.id)).toMatchObject({ notes: 'second words', waterLevel: 'HIGH' });
+    const log = ok(await gql(`query($id: ID) { syncConflicts(filter: {documentId: $id}) { edges { node { field } } } }`, { id: visit.id })).syncConflicts.edges;
+    expect(log).toEqual([]);
+  });
+
+  it('pending changes are counted from the replica, also right after a restart', async () => {
+    const storage = getRxStorageMemory();
+    const name = `restart-${Date.now()}`;
+    const first = await device({ storage, name });
+    first.sync.start();
+    await first.sync.awaitInSync();
+    proxy.setMode('refuse');
+    await status(first, (s) => !s.online);
+    for (let i = 0; i < 3; i++) await first.recordVisit({ customerId, notes: `offline ${i}` });
+    expect((await firstValueFrom(first.sync.status$)).pendingPushes).toBe(3);
+    open.splice(open.indexOf(first), 1);
+    await first.close();
+    const again = await device({ storage, name });
+    expect((await status(again, (s) => s.pendingPushes > 0)).pendingPushes).toBe(3);
+    proxy.setMode('pass');
+    again.sync.start();
+    await again.sync.awaitInSync();
+    expect((await firstValueFrom(again.sync.status$)).pendingPushes).toBe(0);
+  });
+
+  it('awaitInSync() resolves only after pulling what the server had when it was called, stream or not', async () => {
+    const noStream: typeof fetch = (input, init) =>
+      String(input).includes('/sync/stream') ? new Promise((_, reject) => init?.signal?.addEventListener('abort', () => reject(new Error('aborted')))) : fetch(input, init);
+    const c = await device({ fetch: noStream });
+    c.sync.start();
+    await c.sync.awaitInSync();
+    const id = await officeVisit('written just before asking');
+    await c.sync.awaitInSync();
+    expect(await c.db.collections.services!.findOne(id).exec()).not.toBeNull();
+    expect((await firstValueFrom(c.sync.status$)).online).toBe(false);
+  });
+});
