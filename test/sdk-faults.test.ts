@@ -85,6 +85,52 @@ describe('client SDK under faults', () => {
     expect(await c.db.collections.services!.findOne(lost).exec()).not.toBeNull();
   });
 
+  it('a live batch read before a push was answered does not take the document back when it arrives after', async () => {
+    // A valve on the stream: while closed it holds data events (heartbeats pass, so the stream
+    // stays alive), and releases them one at a time.
+    const held: string[] = [];
+    let closed = false;
+    let deliver: ((block: string) => void) | null = null;
+    const valve: typeof fetch = async (input, init) => {
+      const res = await fetch(input, init);
+      if (!String(input).includes('/sync/stream') || !res.body) return res;
+      let buffer = '';
+      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(
+        new TransformStream<string, string>({
+          start(out) {
+            deliver = (block) => out.enqueue(block);
+          },
+          transform(chunk, out) {
+            buffer += chunk;
+            const blocks = buffer.split('\n\n');
+            buffer = blocks.pop()!;
+            for (const b of blocks) (closed && b.startsWith('data:') ? held.push(`${b}\n\n`) : out.enqueue(`${b}\n\n`));
+          },
+        }),
+      );
+      return new Response(body.pipeThrough(new TextEncoderStream()), { status: res.status, headers: res.headers });
+    };
+    const c = await device({ fetch: valve });
+    c.sync.start();
+    const id = await officeVisit('before');
+    await c.sync.awaitInSync();
+    await holds(c, id);
+    closed = true;
+    ok(await gql(`mutation($id: ID!) { updateService(id: $id, input: {notes: "office wrote this"}) { id } }`, { id }));
+    await c.updateVisit(id, { waterLevel: 'HIGH' });
+    // The push is answered with the merge of both writes.
+    await firstValueFrom(c.db.collections.services!.findOne(id).$.pipe(filter((d) => d?.get('notes') === 'office wrote this')));
+    await status(c, (s) => s.pendingPushes === 0);
+    expect((await c.db.collections.services!.findOne(id).exec())!.get('waterLevel')).toBe('HIGH');
+    // Now the office's batch, read before the push, arrives.
+    expect(held.length).toBeGreaterThan(0);
+    deliver!(held.shift()!);
+    await new Promise((r) => setTimeout(r, 300));
+    expect((await c.db.collections.services!.findOne(id).exec())!.toJSON()).toMatchObject({ notes: 'office wrote this', waterLevel: 'HIGH' });
+    closed = false;
+    for (const block of held.splice(0)) deliver!(block);
+  });
+
   it('a black hole: the device knows it is offline at once, does not hang, and catches up when the network heals', async () => {
     const c = await device();
     c.sync.start();

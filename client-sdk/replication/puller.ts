@@ -41,6 +41,18 @@ async function applyServerStates(ctx: SyncContext, name: string, documents: DocS
     const changedHere = await ctx.outbox.get(documents.map((d) => outboxKey(name, d.id)));
     const clean = changedHere.size ? documents.filter((d) => !changedHere.has(outboxKey(name, d.id))) : documents;
     const collection = ctx.collection(name);
-    await writeStates(collection, clean, await readStored(collection, clean.map((d) => d.id)));
+    const stored = await readStored(collection, clean.map((d) => d.id));
+    await writeStates(collection, clean.filter((d) => !olderThan(d, stored.get(d.id))), stored);
   });
+}
+
+/**
+ * Whether a server state is older than the one the replica holds: a page or live batch read
+ * before a push was answered can arrive after the answer, and must not take the document back
+ * (an edit made then would be based on the older state). The server stamps `updatedAt` after
+ * taking the organization's change-feed lock, so within an organization it follows commit order.
+ */
+function olderThan(incoming: DocState, stored: Record<string, unknown> | undefined): boolean {
+  const mine = stored?.updatedAt;
+  return typeof mine === 'string' && typeof incoming.updatedAt === 'string' && incoming.updatedAt < mine;
 }
