@@ -9,7 +9,7 @@ import { transferStock, useStock } from './actions/stock.js';
 import { addVisitPhoto, recordVisit, updateVisit, type PhotoBytes, type VisitInput } from './actions/visits.js';
 import { assertValid } from './actions/validate.js';
 import { badInput } from './errors.js';
-import { COLLECTION_NAMES, createReplicaDatabase, type ReplicaDatabase } from './replica/database.js';
+import { COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_COLLECTIONS, type ReplicaDatabase } from './replica/database.js';
 import { Checkpoints } from './replication/checkpoints.js';
 import { SyncEngine } from './replication/engine.js';
 import type { SyncEndpoint } from './replication/http.js';
@@ -30,8 +30,6 @@ async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
   return getRxStorageMemory() as RxStorage<unknown, unknown>;
 }
 
-/** Collections a device never writes: the server's alone. */
-const READ_ONLY = new Set(['organization', 'serviceTypes', 'stockLevels']);
 const resourceOf = new Map(replicatedResources.map((r) => [r.collection!, r]));
 
 export interface PoolClientOptions {
@@ -53,6 +51,9 @@ export interface PoolClientOptions {
   uploadTimeoutMs?: number;
   /** Silence after which the live stream counts as dead; default 2.5 x the server's heartbeat. */
   streamIdleTimeoutMs?: number;
+  /** Documents per pull (default 1000, at most 5000) and per push (default 200, at most 2000). */
+  pullBatchSize?: number;
+  pushBatchSize?: number;
 }
 
 export interface PoolClient {
@@ -126,8 +127,16 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     },
   );
   const engine = new SyncEngine(
-    { collection, outbox, checkpoints: new Checkpoints(db), lock, endpoint, pullBatchSize: 1000, pushBatchSize: 200 },
-    { collections, writable: new Set(collections.filter((c) => !READ_ONLY.has(c))), retryMs },
+    {
+      collection,
+      outbox,
+      checkpoints: new Checkpoints(db),
+      lock,
+      endpoint,
+      pullBatchSize: Math.min(options.pullBatchSize ?? 1000, 5000),
+      pushBatchSize: Math.min(options.pushBatchSize ?? 200, 2000),
+    },
+    { collections, writable: new Set(collections.filter((c) => !READ_ONLY_COLLECTIONS.has(c))), retryMs },
     {
       pushed: (name, { rows, answered }) => {
         tracker.pushed(name, rows.map((r) => r.newDocumentState), answered);
@@ -192,9 +201,15 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     return Promise.race([inSync, expired]).finally(() => clearTimeout(timer));
   }
 
-  async function patch<T extends object>(name: string, id: string, fields: Partial<T>): Promise<T> {
+  /** The definition of a collection whose documents a device may change (stock moves only by actions). */
+  function editable(name: string, how: 'changed' | 'deleted') {
     const resource = resourceOf.get(name);
-    if (!resource || READ_ONLY.has(name)) throw badInput(`${name} cannot be written on a device`);
+    if (!resource || READ_ONLY_COLLECTIONS.has(name) || name === 'stockMovements') throw badInput(`${name} documents cannot be ${how} on a device`);
+    return resource;
+  }
+
+  async function patch<T extends object>(name: string, id: string, fields: Partial<T>): Promise<T> {
+    const resource = editable(name, 'changed');
     const state = await changes.update(name, id, (current) => {
       const next = { ...current, ...fields, id, updatedAt: new Date().toISOString() } as DocState;
       const { _deleted, ...doc } = next;
@@ -221,7 +236,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     createQuote: (input) => createQuote(replica, input),
     patch,
     remove: async (name, id) => {
-      if (!resourceOf.has(name) || READ_ONLY.has(name) || name === 'stockMovements') throw badInput(`${name} documents cannot be deleted on a device`);
+      editable(name, 'deleted');
       await changes.remove(name, id);
     },
     async close() {

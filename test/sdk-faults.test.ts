@@ -7,6 +7,7 @@ import { caller, ok, tokenFor } from './support/api.js';
 import { openTestStore, type TestStore } from './support/engines.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { streamValve } from './support/stream-valve.js';
 import { serverDocument } from './support/sync.js';
 
 /**
@@ -53,28 +54,10 @@ describe('client SDK under faults', () => {
   const status = (c: PoolClient, when: (s: Awaited<ReturnType<typeof firstValueFrom<any>>>) => boolean) => firstValueFrom(c.sync.status$.pipe(filter(when)));
 
   it('a live batch that does not follow on from the checkpoint is pulled, so a lost one is never skipped', async () => {
+    // Drops the first batch of visits the stream carries, as a lost event would be.
     let dropped = 0;
-    const dropFirstVisitBatch: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init);
-      if (!String(input).includes('/sync/stream') || !res.body) return res;
-      // Drops the first batch of visits the stream carries, as a lost event would be.
-      let buffer = '';
-      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(
-        new TransformStream<string, string>({
-          transform(chunk, out) {
-            buffer += chunk;
-            const events = buffer.split('\n\n');
-            buffer = events.pop()!;
-            for (const e of events) {
-              if (!dropped && e.includes('"collection":"services"')) dropped++;
-              else out.enqueue(`${e}\n\n`);
-            }
-          },
-        }),
-      );
-      return new Response(body.pipeThrough(new TextEncoderStream()), { status: res.status, headers: res.headers });
-    };
-    const c = await device({ fetch: dropFirstVisitBatch });
+    const valve = streamValve((block) => (!dropped && block.includes('"collection":"services"') ? (dropped++, 'drop') : 'pass'));
+    const c = await device({ fetch: valve.fetch });
     c.sync.start();
     await c.sync.awaitInSync();
     const lost = await officeVisit('its batch is lost');
@@ -86,31 +69,10 @@ describe('client SDK under faults', () => {
   });
 
   it('a live batch read before a push was answered does not take the document back when it arrives after', async () => {
-    // A valve on the stream: while closed it holds data events (heartbeats pass, so the stream
-    // stays alive), and releases them one at a time.
-    const held: string[] = [];
+    // While closed, the valve holds data events (heartbeats pass, so the stream stays alive).
     let closed = false;
-    let deliver: ((block: string) => void) | null = null;
-    const valve: typeof fetch = async (input, init) => {
-      const res = await fetch(input, init);
-      if (!String(input).includes('/sync/stream') || !res.body) return res;
-      let buffer = '';
-      const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(
-        new TransformStream<string, string>({
-          start(out) {
-            deliver = (block) => out.enqueue(block);
-          },
-          transform(chunk, out) {
-            buffer += chunk;
-            const blocks = buffer.split('\n\n');
-            buffer = blocks.pop()!;
-            for (const b of blocks) (closed && b.startsWith('data:') ? held.push(`${b}\n\n`) : out.enqueue(`${b}\n\n`));
-          },
-        }),
-      );
-      return new Response(body.pipeThrough(new TextEncoderStream()), { status: res.status, headers: res.headers });
-    };
-    const c = await device({ fetch: valve });
+    const valve = streamValve((block) => (closed && block.startsWith('data:') ? 'hold' : 'pass'));
+    const c = await device({ fetch: valve.fetch });
     c.sync.start();
     const id = await officeVisit('before');
     await c.sync.awaitInSync();
@@ -123,12 +85,12 @@ describe('client SDK under faults', () => {
     await status(c, (s) => s.pendingPushes === 0);
     expect((await c.db.collections.services!.findOne(id).exec())!.get('waterLevel')).toBe('HIGH');
     // Now the office's batch, read before the push, arrives.
-    expect(held.length).toBeGreaterThan(0);
-    deliver!(held.shift()!);
+    expect(valve.held.length).toBeGreaterThan(0);
+    valve.release(1);
     await new Promise((r) => setTimeout(r, 300));
     expect((await c.db.collections.services!.findOne(id).exec())!.toJSON()).toMatchObject({ notes: 'office wrote this', waterLevel: 'HIGH' });
     closed = false;
-    for (const block of held.splice(0)) deliver!(block);
+    valve.release();
   });
 
   it('a black hole: the device knows it is offline at once, does not hang, and catches up when the network heals', async () => {

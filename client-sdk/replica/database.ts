@@ -16,6 +16,9 @@ export type ReplicaDatabase = RxDatabase<ReplicaCollections>;
 /** The replicated collection names, in dependency order. */
 export const COLLECTION_NAMES = replicatedResources.map((r) => r.collection!);
 
+/** Collections a device only reads: the server's alone to write. */
+export const READ_ONLY_COLLECTIONS: ReadonlySet<string> = new Set(['organization', 'serviceTypes', 'stockLevels']);
+
 addRxPlugin(RxDBLocalDocumentsPlugin);
 
 export async function createReplicaDatabase(

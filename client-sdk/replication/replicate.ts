@@ -1,16 +1,17 @@
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RxCollection, WithDeleted } from 'rxdb';
+import { READ_ONLY_COLLECTIONS } from '../replica/database.js';
 import { pullBatch, pushRows, type Checkpoint, type SyncEndpoint } from './http.js';
 import { pullAhead } from './pull-ahead.js';
 import type { LiveStream } from './stream.js';
 
 /**
  * Replicates one collection with RxDB's own replication (pull, push, live stream) against our
- * endpoint. Conflicts are settled by the server's merge; the server answers with its state and
- * RxDB's default conflict handler adopts it. Read-only collections only pull.
+ * endpoint: what a stock RxDB app does. The SDK does not use it (see engine.ts for why); it is kept
+ * to show, and test, that the server serves such clients. Conflicts are settled by the server's
+ * merge; the server answers with its state and RxDB's default conflict handler adopts it.
+ * Read-only collections only pull. Caveats: README, "Sync under bad networks".
  */
-export const READ_ONLY_COLLECTIONS = new Set(['organization', 'serviceTypes', 'stockLevels']);
-
 export interface ReplicateOptions {
   endpoint: SyncEndpoint;
   stream: LiveStream;

@@ -6,8 +6,7 @@ import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { filter, firstValueFrom } from 'rxjs';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { createReplicaDatabase } from '../../client-sdk/replica/database.js';
-import { replicateCollection } from '../../client-sdk/replication/replicate.js';
+import { createPoolClient } from '../../client-sdk/index.js';
 import { LiveStream } from '../../client-sdk/replication/stream.js';
 import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
@@ -18,7 +17,7 @@ import { seedOrganizationData } from './seed.js';
 /**
  * Issue 5's sync benchmark. The server runs in its own process (as in production) over a seeded
  * store: 50,000 visits of about 1 KB, 5,000 customers, 500 items. This process is the device:
- * RxDB memory replicas replicating with replicateRxCollection.
+ * the SDK's client (createPoolClient) on RxDB memory replicas.
  */
 const VISITS = Number(process.env.BENCH_VISITS ?? 50_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
@@ -99,24 +98,27 @@ async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: st
   };
 }
 
+/** A device: the SDK's client on RxDB's memory storage, replicating visits only. */
 async function replica(server: RunningServer, collections: string[], token = server.token) {
-  const endpoint = { baseUrl: server.url, token };
-  const db = await createReplicaDatabase(`bench${randomBytes(4).toString('hex')}`, getRxStorageMemory());
-  const stream = new LiveStream(endpoint, { collections });
-  const replications = collections.map((name) =>
-    replicateCollection(db.collections[name]!, { endpoint, stream, identifier: 'bench', pullBatchSize: 5000, pushBatchSize: 1000 }),
-  );
-  stream.start();
+  const client = await createPoolClient({
+    baseUrl: server.url,
+    token,
+    collections,
+    name: `bench${randomBytes(4).toString('hex')}`,
+    storage: getRxStorageMemory() as never,
+    pullBatchSize: 5000,
+    pushBatchSize: 1000,
+  });
+  client.sync.start();
   return {
-    db,
-    replications,
-    inSync: () => Promise.all(replications.map((r) => r.awaitInSync())),
+    client,
+    db: client.db,
+    inSync: () => client.sync.awaitInSync(),
     close: async () => {
-      stream.close();
-      await Promise.all(replications.map((r) => r.cancel()));
+      await client.sync.stop();
       // remove, not close: RxDB's memory storage keeps a closed database's data for a reopen,
       // and every run's 50,000 visits would stay in this process and slow the runs after it.
-      await db.remove();
+      await client.db.remove();
     },
   };
 }
@@ -152,19 +154,17 @@ async function pullOnly(server: RunningServer, pageSize: number): Promise<number
   return (performance.now() - start) / 1000;
 }
 
+/** 1,000 visits recorded and 1,000 edited offline through the SDK, then the time to push them all. */
 async function pushOffline(server: RunningServer): Promise<number> {
   const r = await replica(server, ['services']);
   await r.inSync();
-  await Promise.all(r.replications.map((x) => x.pause()));
-  const visits = r.db.collections.services!;
-  const now = new Date().toISOString();
-  await visits.bulkInsert(
-    Array.from({ length: 1000 }, (_, i) => ({ id: `offline-${randomBytes(6).toString('hex')}-${i}`, notes: 'offline visit', photos: [], createdAt: now, updatedAt: now })),
-  );
-  const some = await visits.find({ limit: 1000 }).exec();
-  await Promise.all(some.slice(0, 1000).map((d) => d.incrementalPatch({ waterLevel: 'HIGH', notes: `edited ${d.id}` })));
+  await r.client.sync.stop();
+  const some = await r.db.collections.services!.find({ limit: 1000 }).exec();
+  for (let i = 0; i < 1000; i++) await r.client.recordVisit({ notes: `offline visit ${i}` });
+  for (const d of some) await r.client.updateVisit(d.id as string, { waterLevel: 'HIGH', notes: `edited ${d.id}` });
+  settle();
   const start = performance.now();
-  await Promise.all(r.replications.map((x) => x.start()));
+  r.client.sync.start();
   await r.inSync();
   const seconds = (performance.now() - start) / 1000;
   await r.close();
@@ -209,7 +209,7 @@ async function liveLatency(server: RunningServer, idleSubscribers: number): Prom
   }
   await Promise.all(pending);
   await r.close();
-  for (const s of idle) s.close();
+  await Promise.all(idle.map((s) => s.close()));
   return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), missed: 200 - latencies.length };
 }
 
