@@ -4,7 +4,7 @@ import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createPoolClient, type PoolClient } from '../client-sdk/index.js';
 import { caller, ok, tokenFor } from './support/api.js';
-import { openTestStore, type TestStore } from './support/engines.js';
+import { engines, openTestStore, type TestStore } from './support/engines.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 import { newOrganization, startTestServer, type TestServer } from './support/server.js';
 import { streamValve } from './support/stream-valve.js';
@@ -15,7 +15,7 @@ import { serverDocument } from './support/sync.js';
  * hang. The server heartbeats every 200 ms, so a silent stream is found dead within half a second;
  * every request has a one-second deadline.
  */
-describe('client SDK under faults', () => {
+describe.each(engines)('client SDK under faults, server on %s', (engine) => {
   let store: TestStore;
   let server: TestServer;
   let proxy: FaultProxy;
@@ -26,7 +26,7 @@ describe('client SDK under faults', () => {
   const open: PoolClient[] = [];
 
   beforeAll(async () => {
-    store = await openTestStore('pglite');
+    store = await openTestStore(engine);
     server = await startTestServer(store.db, { heartbeatMs: 200 });
     proxy = await startFaultProxy(server.url);
     office = (await newOrganization(store.db, 'Faulty Pools')).token;
