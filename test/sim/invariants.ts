@@ -33,7 +33,15 @@ type Docs = Map<string, Record<string, any>>;
 const byId = (docs: Record<string, any>[]): Docs => new Map(docs.map((d) => [d.id as string, d]));
 const strip = ({ _deleted, _meta, _rev, _attachments, ...doc }: Record<string, any>) => doc;
 
-export async function checkInvariants(url: string, adminToken: string, history: History, devices: DeviceView[]): Promise<string[]> {
+/** What a run left for the checks to look at, for the report. */
+export interface Exercised {
+  conflicts: number;
+  quarantined: number;
+  movements: number;
+  photos: number;
+}
+
+export async function checkInvariants(url: string, adminToken: string, history: History, devices: DeviceView[]): Promise<{ problems: string[]; exercised: Exercised }> {
   const problems: string[] = [];
   const server = new Map<string, Docs>();
   for (const c of ['customers', 'services', 'quotes', 'stockMovements', 'stockLevels', 'inventoryItems']) server.set(c, byId(await pullAll(url, adminToken, c)));
@@ -46,7 +54,8 @@ export async function checkInvariants(url: string, adminToken: string, history: 
   problems.push(...checkStock(history, server));
   problems.push(...checkPhotos(history, server));
   for (const device of devices) problems.push(...(await checkReplica(url, device)));
-  return problems;
+  const exercised = { conflicts: conflicts.length, quarantined: quarantine.length, movements: history.movements.length, photos: history.photos.length };
+  return { problems, exercised };
 }
 
 /** Every write a device accepted is on the server exactly once, unless it was invalid (quarantined) or deleted. */

@@ -3,7 +3,7 @@ import { graphql, provision } from './api.js';
 import type { ActionKind, ActionResult } from './device-actions.js';
 import type { DeviceHost } from './device-host.js';
 import { History } from './history.js';
-import { checkInvariants, type DeviceView } from './invariants.js';
+import { checkInvariants, type DeviceView, type Exercised } from './invariants.js';
 import { seededRandom, weighted } from './random.js';
 import type { SimServer } from './sim-server.js';
 
@@ -31,6 +31,7 @@ export interface SeedReport {
   done: number;
   faults: number;
   ms: number;
+  exercised?: Exercised;
 }
 
 const TECH_COLLECTIONS = ['customers', 'services', 'quotes', 'inventoryLocations', 'inventoryItems', 'stockLevels', 'stockMovements'];
@@ -93,8 +94,8 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
     }
     for (const d of devices) d.proxy.setMode('pass');
     const views = await settle(devices);
-    const problems = await checkInvariants(url, admin.token, history, views);
-    return { seed: options.seed, problems, actions: history.actions, done: history.done, faults, ms: Date.now() - started };
+    const { problems, exercised } = await checkInvariants(url, admin.token, history, views);
+    return { seed: options.seed, problems, actions: history.actions, done: history.done, faults, ms: Date.now() - started, exercised };
   } finally {
     await Promise.all(devices.map((d) => d.host.request({ op: 'close' }).catch(() => undefined)));
     await Promise.all(devices.map((d) => d.proxy.close()));

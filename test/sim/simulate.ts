@@ -40,7 +40,9 @@ export async function simulate(run: SimulationRun): Promise<SeedReport[]> {
       }));
       reports.push(report);
       const verdict = report.problems.length ? `FAILED (${report.problems.length} problems)` : 'ok';
-      log(`seed ${seed}: ${verdict}; ${report.done}/${report.actions} actions done, ${report.faults} fault switches, ${(report.ms / 1000).toFixed(1)} s (replay: SIM_SEED=${seed})`);
+      const e = report.exercised;
+      const checked = e ? `; checked ${e.conflicts} conflict-log entries, ${e.quarantined} quarantined, ${e.movements} movements, ${e.photos} photos` : '';
+      log(`seed ${seed}: ${verdict}; ${report.done}/${report.actions} actions done, ${report.faults} fault switches${checked}, ${(report.ms / 1000).toFixed(1)} s (replay: SIM_SEED=${seed})`);
       for (const p of report.problems.slice(0, 20)) log(`  - ${p}`);
     }
   } finally {
@@ -76,6 +78,11 @@ async function main(): Promise<void> {
     },
   });
   const failed = reports.filter((r) => r.problems.length);
+  const total = (pick: (r: SeedReport) => number) => reports.reduce((sum, r) => sum + pick(r), 0);
+  console.log(
+    `actions done ${total((r) => r.done)} of ${total((r) => r.actions)}; fault switches ${total((r) => r.faults)}; conflict-log entries checked ${total((r) => r.exercised?.conflicts ?? 0)}; ` +
+      `quarantined ${total((r) => r.exercised?.quarantined ?? 0)}; movements ${total((r) => r.exercised?.movements ?? 0)}; photos ${total((r) => r.exercised?.photos ?? 0)}`,
+  );
   console.log(
     `${reports.length - failed.length} of ${reports.length} seeds converged on ${engine} in ${((Date.now() - started) / 1000).toFixed(0)} s` +
       (failed.length ? `; failed seeds: ${failed.map((r) => r.seed).join(', ')}` : ''),
