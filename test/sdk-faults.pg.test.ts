@@ -93,6 +93,28 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
     valve.release();
   });
 
+  it('an edit undone on the device while the server moved on still ends with the server’s version', async () => {
+    let pushesFail = false;
+    const failingPushes: typeof fetch = (input, init) =>
+      pushesFail && String(input).includes('/push') ? Promise.reject(new TypeError('push refused by the test')) : fetch(input, init);
+    const c = await device({ fetch: failingPushes });
+    c.sync.start();
+    const id = await officeVisit('as scheduled');
+    await c.sync.awaitInSync();
+    await holds(c, id);
+    pushesFail = true;
+    await c.updateVisit(id, { waterLevel: 'HIGH' });
+    // The office's change arrives while the device's edit waits: it is passed over (local changes
+    // win until pushed), and the checkpoint moves on.
+    ok(await gql(`mutation($id: ID!) { updateService(id: $id, input: {notes: "changed by the office"}) { id } }`, { id }));
+    await new Promise((r) => setTimeout(r, 500));
+    expect((await c.db.collections.services!.findOne(id).exec())!.get('notes')).toBe('as scheduled');
+    await c.updateVisit(id, { waterLevel: null }); // undone: the document equals its base again
+    pushesFail = false;
+    await c.sync.awaitInSync({ timeoutMs: 10_000 });
+    expect((await c.db.collections.services!.findOne(id).exec())!.toJSON()).toMatchObject({ notes: 'changed by the office', waterLevel: null });
+  });
+
   it('a black hole: the device knows it is offline at once, does not hang, and catches up when the network heals', async () => {
     const c = await device();
     c.sync.start();

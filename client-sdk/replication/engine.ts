@@ -125,7 +125,7 @@ export class SyncEngine {
       const pulling = this.wantPull;
       this.wantPush = this.wantPull = false;
       try {
-        await this.cycle(pushing, pulling);
+        if (!(await this.cycle(pushing, pulling))) break; // stopped midway: nothing is settled
         this.failures = 0;
         this.observer.cycleSucceeded();
         if (pulling) this.settleWaiters(serving);
@@ -140,26 +140,28 @@ export class SyncEngine {
     }
   }
 
-  private async cycle(pushing: boolean, pulling: boolean): Promise<void> {
+  /** Runs one cycle; false when sync was stopped before it finished. */
+  private async cycle(pushing: boolean, pulling: boolean): Promise<boolean> {
     let failure: unknown = null;
     if (pushing) {
       for (const name of this.options.collections) {
         if (!this.options.writable.has(name)) continue;
         // One collection's failure (say, a request it keeps refusing) does not hold up the rest.
         failure = (await this.pushAll(name).then(() => null, (error: unknown) => error)) ?? failure;
-        if (!this.running) return;
+        if (!this.running) return false;
       }
     }
     if (pulling) {
       for (const name of this.options.collections) {
         await pullToEnd(this.ctx, name);
-        if (!this.running) return;
+        if (!this.running) return false;
       }
     }
     while (this.batches.length && this.running) {
       if ((await applyLiveBatch(this.ctx, this.batches.shift()!)) === 'gap') this.wantPull = true;
     }
     if (failure) throw failure;
+    return this.running;
   }
 
   private async pushAll(name: string): Promise<void> {

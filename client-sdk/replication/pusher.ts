@@ -47,8 +47,11 @@ async function preparePush(ctx: SyncContext, name: string): Promise<{ rows: Push
     const last = entry.sent.at(-1);
     if (state && last && deepEqual(last.state, state)) {
       rows.push({ assumedMasterState: entry.base, newDocumentState: state, changeId: last.changeId, earlier: entry.sent.slice(0, -1) });
-    } else if (!state || (!entry.sent.length && unchanged(entry.base, state))) {
-      settled.push(entry.key); // edited back to the server's state, or made and deleted here
+    } else if (!state || (!entry.sent.length && madeAndDeletedHere(entry.base, state))) {
+      // Nothing the server ever saw: made and deleted here, or an entry whose write never happened.
+      // (A document edited back to its base is still sent: pulls passed it over while it had
+      // local changes, and the answer brings what the server has now.)
+      settled.push(entry.key);
     } else {
       rows.push({ assumedMasterState: entry.base, newDocumentState: state, changeId: entry.changeId, earlier: entry.sent });
       sending.push({ ...entry, sent: [...entry.sent, { changeId: entry.changeId, state }] });
@@ -59,8 +62,8 @@ async function preparePush(ctx: SyncContext, name: string): Promise<{ rows: Push
   return { rows, more: entries.length === ctx.pushBatchSize };
 }
 
-function unchanged(base: DocState | null, state: DocState): boolean {
-  return base === null ? state._deleted === true : deepEqual(base, state);
+function madeAndDeletedHere(base: DocState | null, state: DocState): boolean {
+  return base === null && state._deleted === true;
 }
 
 async function acknowledge(ctx: SyncContext, name: string, rows: PushRow[], answered: DocState[]): Promise<void> {
