@@ -5,6 +5,7 @@ import path from 'node:path';
 import type { ChildProcess } from 'node:child_process';
 import pg from 'pg';
 import { filter, firstValueFrom } from 'rxjs';
+import { removeRxDatabase } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { createPoolClient } from '../../client-sdk/index.js';
 import { LiveStream } from '../../client-sdk/replication/stream.js';
@@ -100,25 +101,19 @@ async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: st
 
 /** A device: the SDK's client on RxDB's memory storage, replicating visits only. */
 async function replica(server: RunningServer, collections: string[], token = server.token) {
-  const client = await createPoolClient({
-    baseUrl: server.url,
-    token,
-    collections,
-    name: `bench${randomBytes(4).toString('hex')}`,
-    storage: getRxStorageMemory() as never,
-    pullBatchSize: 5000,
-    pushBatchSize: 1000,
-  });
+  const name = `bench${randomBytes(4).toString('hex')}`;
+  const storage = getRxStorageMemory();
+  const client = await createPoolClient({ baseUrl: server.url, token, collections, name, storage: storage as never, pullBatchSize: 5000, pushBatchSize: 1000 });
   client.sync.start();
   return {
     client,
     db: client.db,
     inSync: () => client.sync.awaitInSync(),
     close: async () => {
-      await client.sync.stop();
-      // remove, not close: RxDB's memory storage keeps a closed database's data for a reopen,
-      // and every run's 50,000 visits would stay in this process and slow the runs after it.
-      await client.db.remove();
+      await client.close();
+      // Removed as well: RxDB's memory storage keeps a closed database's data for a reopen, and
+      // every run's 50,000 visits would stay in this process and slow the runs after it.
+      await removeRxDatabase(name, storage as never);
     },
   };
 }
