@@ -10,4 +10,12 @@ describe('configuration', () => {
       expect(() => loadConfig({ PGLITE_SHARED_BUFFERS_MB: bad }), bad).toThrow(/PGLITE_SHARED_BUFFERS_MB/);
     }
   });
+
+  it('SYNC_RECEIPT_DAYS defaults to 30 and refuses anything but whole days by name', () => {
+    expect(loadConfig({}).sync.receiptDays).toBe(30);
+    expect(loadConfig({ SYNC_RECEIPT_DAYS: '90' }).sync.receiptDays).toBe(90);
+    for (const bad of ['0', 'forever', '2.5', '-1']) {
+      expect(() => loadConfig({ SYNC_RECEIPT_DAYS: bad }), bad).toThrow(/SYNC_RECEIPT_DAYS/);
+    }
+  });
 });

@@ -165,6 +165,19 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
     expect(log).toEqual([]);
   });
 
+  it('documents a device may not change are refused locally, before anything is written', async () => {
+    const c = await device({ collections: ['customers', 'services', 'stockLevels', 'stockMovements'] });
+    for (const [call, pattern] of [
+      [() => c.patch('stockLevels', 'any', { quantity: 5 }), /stockLevels documents cannot be changed/],
+      [() => c.remove('stockMovements', 'any'), /stockMovements documents cannot be deleted/],
+      [() => c.patch('services', 'no-such-visit', { notes: 'x' }), /services no-such-visit is not in the local replica/],
+      [() => c.patch('nothing', 'x', {}), /nothing documents cannot be changed/],
+    ] as const) {
+      await expect(call()).rejects.toThrow(pattern);
+    }
+    expect((await firstValueFrom(c.sync.status$)).pendingPushes).toBe(0);
+  });
+
   it('pending changes are counted from the replica, also right after a restart', async () => {
     const storage = getRxStorageMemory();
     const name = `restart-${Date.now()}`;

@@ -82,6 +82,23 @@ describe.each(engines)('sync under faults on %s', (engine) => {
     expect(await conflictsOf(id)).toEqual([]);
   });
 
+  it('malformed change ids and earlier states are refused with a clear error, and nothing is stored', async () => {
+    const id = uid('visit');
+    const doc = { id, customerId, notes: 'x', photos: [] };
+    const cases: [unknown, RegExp][] = [
+      [{ newDocumentState: doc, changeId: '' }, /changeId/],
+      [{ newDocumentState: doc, changeId: 'x'.repeat(101) }, /changeId/],
+      [{ newDocumentState: doc, changeId: 'c', earlier: Array.from({ length: 21 }, (_, i) => ({ changeId: `e${i}`, state: doc })) }, /earlier/],
+      [{ newDocumentState: doc, changeId: 'c', earlier: [{ changeId: 'e1' }] }, /earlier\.0\.state/],
+    ];
+    for (const [row, message] of cases) {
+      const answer = await pushChanges(server, tech.token, 'services', [row as never]);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error).toMatchObject({ code: 'BAD_USER_INPUT', message: expect.stringMatching(message) });
+    }
+    expect(await serverDocument(server, office, 'services', id)).toBeUndefined();
+  });
+
   it('a revoked token’s open stream ends at once', async () => {
     const revoked = await tokenFor(server, office, 'TECHNICIAN');
     const stream = await openEventStream(server, revoked.token, ['customers']);
