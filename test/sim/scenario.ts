@@ -22,6 +22,8 @@ export interface SeedOptions {
   faults: boolean;
   crashServer: boolean;
   dropDatabaseConnections: boolean;
+  /** Restart the PostgreSQL cluster mid-run (script only: it would disturb other tests). */
+  restartPostgres?: boolean;
 }
 
 export interface SeedReport {
@@ -65,6 +67,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
     await Promise.all(devices.map((d) => d.host.request({ op: 'sync', timeoutMs: 60_000 }, 70_000)));
     const crashAt = options.crashServer ? Math.floor(options.actions * (0.3 + random() * 0.4)) : -1;
     const dropAt = options.dropDatabaseConnections ? Math.floor(options.actions * (0.3 + random() * 0.4)) : -1;
+    const restartAt = options.restartPostgres ? Math.floor(options.actions * (0.3 + random() * 0.4)) : -1;
     for (let i = 0; i < options.actions; i++) {
       if (options.faults && random() < 0.2) {
         const device = devices[Math.floor(random() * devices.length)]!;
@@ -73,6 +76,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
       }
       if (i === crashAt) await options.server.crash();
       if (i === dropAt) await options.server.dropDatabaseConnections();
+      if (i === restartAt) await options.server.restartPostgres();
       const index = Math.floor(random() * devices.length);
       const device = devices[index]!;
       if (random() < 0.04) {

@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, rm } from 'node:fs/promises';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -19,8 +19,14 @@ export interface SimServer {
   engine: 'pglite' | 'postgres';
   /** SIGKILL, then start again on the same store and port. */
   crash(): Promise<void>;
-  /** PostgreSQL only: ends every connection of the server (as a restart of PostgreSQL does). */
+  /** PostgreSQL only: ends every connection of the server (what a restart of PostgreSQL does to it). */
   dropDatabaseConnections(): Promise<number>;
+  /**
+   * PostgreSQL only: restarts the PostgreSQL cluster itself (pg_ctlcluster, this machine's local
+   * cluster; needs the rights to), so the database is gone for a moment too. Resolves when it
+   * accepts connections again.
+   */
+  restartPostgres(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -77,6 +83,17 @@ export async function startSimServer(engine: 'pglite' | 'postgres', postgresUrl?
       if (!databaseUrl) return 0;
       const { rows } = await admin(postgresUrl!, `select count(pg_terminate_backend(pid))::int as n from pg_stat_activity where datname = '${dbName}'`);
       return (rows[0] as { n: number }).n;
+    },
+    async restartPostgres() {
+      if (!databaseUrl) return;
+      const version = (await readdir('/etc/postgresql'))[0]!;
+      const restart = await finished(spawn('pg_ctlcluster', ['--skip-systemctl-redirect', version, 'main', 'restart'], { stdio: ['ignore', 'pipe', 'pipe'] }));
+      if (restart.code !== 0) throw new Error(`pg_ctlcluster restart failed: ${restart.stderr}`);
+      for (let i = 0; i < 100; i++) {
+        if (await admin(postgresUrl!, 'select 1').then(() => true, () => false)) return;
+        await new Promise((r) => setTimeout(r, 100));
+      }
+      throw new Error('PostgreSQL did not come back');
     },
     async stop() {
       child.kill('SIGTERM');

@@ -8,7 +8,8 @@ import { startSimServer, type SimServer } from './sim-server.js';
  *   npm run simulate -- --seeds 50 --engine postgres  (DATABASE_URL or TEST_DATABASE_URL)
  *   npm run simulate -- --seed 1234                  one seed again (or SIM_SEED=1234)
  *   --crash  kills the server (SIGKILL) mid-run;  --drop-connections  ends its PostgreSQL
- *   connections mid-run (the LISTEN one too);  --actions N  per seed (default 60);  --devices N
+ *   connections mid-run (the LISTEN one too);  --restart-postgres  restarts this machine's
+ *   PostgreSQL cluster mid-run (pg_ctlcluster; nothing else may be using it);  --actions N  per seed (default 60);  --devices N
  *   technicians (default 3);  --first N  the first seed of a range.
  * Prints one line per seed and exits non-zero if any seed broke an invariant.
  */
@@ -75,6 +76,7 @@ async function main(): Promise<void> {
       faults: !process.argv.includes('--no-faults'),
       crashServer: process.argv.includes('--crash'),
       dropDatabaseConnections: process.argv.includes('--drop-connections'),
+      restartPostgres: process.argv.includes('--restart-postgres'),
     },
   });
   const failed = reports.filter((r) => r.problems.length);
