@@ -41,13 +41,20 @@ export interface FeedPage {
   lastSeq: number | null;
   /** Number of documents. */
   count: number;
+  /**
+   * The feed's head in the page's snapshot (see `feedHead`): a page shorter than asked has seen
+   * everything up to here, rows its scope leaves out included.
+   */
+  head: number;
 }
 
 /**
  * The same rows as `readFeed`, each as its document JSON (the record's fields, then `_deleted`)
  * written by the database, so the rows never become JS objects: reading 50,000 visits in pages of
  * 5,000 took 0.71 s instead of 1.15 s with objects and JSON.stringify (PostgreSQL, this machine).
- * The join happens here rather than in `string_agg`, which was slower and held more memory.
+ * The join happens here rather than in `string_agg`, which was slower and held more memory. The
+ * head comes from the same statement, so from the same snapshot, at no extra round trip (an
+ * empty page is one row with no document).
  */
 export async function readFeedPage(
   q: Queryable,
@@ -58,16 +65,22 @@ export async function readFeedPage(
   scope?: { sql: string; params: unknown[] },
 ): Promise<FeedPage> {
   const params: unknown[] = [orgId, afterSeq, limit, ...(scope?.params ?? [])];
-  const { rows } = await q.query<{ seq: number; doc: string }>(
-    `select t._seq as seq, row_to_json(d)::text as doc
-       from ${table.resource.table} t,
-            lateral (select ${table.jsonSelectList('t')}, t._deleted as "_deleted") d
-      where t.org_id = $1 and t._seq > $2${scope ? ` and (${scope.sql})` : ''}
-      order by t._seq
-      limit $3`,
+  const name = table.resource.table;
+  const { rows } = await q.query<{ head: number; seq: number | null; doc: string | null }>(
+    `select h.head, p.seq, p.doc
+       from (select coalesce(max(_seq), 0) as head from ${name} where org_id = $1) h
+       left join lateral (
+         select t._seq as seq, row_to_json(d)::text as doc
+           from ${name} t,
+                lateral (select ${table.jsonSelectList('t')}, t._deleted as "_deleted") d
+          where t.org_id = $1 and t._seq > $2${scope ? ` and (${scope.sql})` : ''}
+          order by t._seq
+          limit $3) p on true
+      order by p.seq`,
     params,
   );
-  return { documents: `[${rows.map((r) => r.doc).join(',')}]`, lastSeq: rows.at(-1)?.seq ?? null, count: rows.length };
+  const docs = rows.filter((r) => r.doc !== null);
+  return { documents: `[${docs.map((r) => r.doc).join(',')}]`, lastSeq: docs.at(-1)?.seq ?? null, count: docs.length, head: rows[0]?.head ?? 0 };
 }
 
 /** Current rows (tombstones included) of the given ids, locked for a merge in this transaction. */

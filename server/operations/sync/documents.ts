@@ -45,7 +45,7 @@ function withoutServerFields(resource: ResourceDef, doc: Doc): Doc {
   for (const [field, value] of Object.entries(doc)) {
     const meta = resource.fields[field]?.meta;
     if (!meta || (meta.owner === 'server' && field !== 'id')) continue;
-    out[field] = clearNested(meta.kind, value);
+    out[field] = deviceValue(meta.kind, value);
   }
   out.id = doc.id;
   return out;
@@ -53,17 +53,13 @@ function withoutServerFields(resource: ResourceDef, doc: Doc): Doc {
 
 /** A field's value as a device may send it: nested server-owned parts cleared (null). */
 export function deviceValue(kind: FieldKind, value: unknown): unknown {
-  return clearNested(kind, value);
-}
-
-function clearNested(kind: FieldKind, value: unknown): unknown {
   if (value === null || value === undefined) return value;
-  if (kind.type === 'list') return (value as unknown[]).map((v) => clearNested(kind.of, v));
+  if (kind.type === 'list') return (value as unknown[]).map((v) => deviceValue(kind.of, v));
   if (kind.type !== 'object') return value;
   const out: Doc = { ...(value as Doc) };
   for (const [name, { meta }] of Object.entries(kind.shape.fields)) {
     if (meta.owner === 'server') out[name] = null;
-    else if (name in out) out[name] = clearNested(meta.kind, out[name]);
+    else if (name in out) out[name] = deviceValue(meta.kind, out[name]);
   }
   return out;
 }

@@ -34,7 +34,7 @@ export interface MergeResult {
 const same = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null);
 
 /** Whether two values of a field are equal (null and absent alike). */
-export const sameForDevice = same;
+export const sameValue = same;
 
 export function mergeDocument(resource: ResourceDef, base: Doc | null, ours: Doc, theirs: Doc, pusher: Role): MergeResult {
   const merged: Doc = { ...theirs };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { feedHead, readFeedPage } from '../../storage/change-feed.js';
+import { readFeedPage } from '../../storage/change-feed.js';
 import type { OperationContext } from '../context.js';
 import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
@@ -45,12 +45,11 @@ export async function pull(
 ): Promise<PullResult> {
   const collection = syncCollection(name);
   const { checkpoint, limit } = parseInput(PullInput, { checkpoint: raw.checkpoint ?? undefined, limit: raw.limit ?? undefined });
-  // Read first: a page that reaches the end of the feed has seen everything up to here, rows a
-  // technician's window leaves out included, so the checkpoint can move past them.
-  const head = await feedHead(ctx.db, collection.table, ctx.viewer.orgId);
   const page = await readFeedPage(ctx.db, collection.table, ctx.viewer.orgId, checkpoint, limit, scopeOf(ctx, settings, collection));
   const last = page.lastSeq ?? checkpoint;
-  return { documentsJson: page.documents, checkpoint: { seq: page.count < limit ? Math.max(last, head) : last } };
+  // A page that reached the end of the feed has seen everything up to the head, rows a
+  // technician's window leaves out included, so the checkpoint moves past them.
+  return { documentsJson: page.documents, checkpoint: { seq: page.count < limit ? Math.max(last, page.head) : last } };
 }
 
 /** Technicians sync a window of visits: the last N days and everything ahead. */

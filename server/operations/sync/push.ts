@@ -9,7 +9,7 @@ import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
 import { parseDocument, toDocument } from './documents.js';
 import { applyMovement } from './ledger-push.js';
-import { deviceCopyDiffers, differsForDevice, mergeDocument, sameForDevice, type Doc } from './merge.js';
+import { deviceCopyDiffers, differsForDevice, mergeDocument, sameValue, type Doc } from './merge.js';
 import { logClashes, PendingWrites } from './pending-writes.js';
 import { effectiveBase, mentionedChangeIds, PushRows, rowId, type PushOutcome, type PushRun, type Row } from './push-run.js';
 import { References } from './references.js';
@@ -167,7 +167,7 @@ async function updateRow(run: PushRun, row: Row, doc: Doc, master: Doc): Promise
 async function requireReferences(run: PushRun, doc: Doc, master: Doc | null): Promise<void> {
   for (const ref of run.collection.references ?? []) {
     const value = doc[ref.field];
-    if (value == null || (master && sameForDevice(master[ref.field], value))) continue;
+    if (value == null || (master && sameValue(master[ref.field], value))) continue;
     if (typeof value !== 'string' || !(await run.refs.exists(ref.table, value))) {
       throw errors.badInput(`${ref.what} ${String(value)} was not found`, { fields: [ref.field] });
     }
