@@ -177,6 +177,32 @@ describe.each(engines)('sync under faults on %s', (engine) => {
     }
   });
 
+  it.runIf(engine === 'postgres')('a retry arriving while the first attempt is still writing is recognised, not inserted twice', async () => {
+    const id = uid('quote');
+    const row = { assumedMasterState: null, newDocumentState: { id, customerId, title: 'Raced', status: 'DRAFT', lineItems: [], photos: [] }, changeId: `${id}-c1` };
+    const pool = new pg.Pool({ connectionString: store.url, max: 1 });
+    const holder = await pool.connect();
+    try {
+      // Another writer of the organization holds its feed lock; both attempts arrive meanwhile.
+      await holder.query('begin');
+      await holder.query(`select pg_advisory_xact_lock(hashtextextended('change-feed:' || $1, 0))`, [orgId]);
+      const first = pushChanges(server, tech.token, 'quotes', [row as never]);
+      await new Promise((r) => setTimeout(r, 200));
+      const retry = pushChanges(server, tech.token, 'quotes', [row as never]);
+      await new Promise((r) => setTimeout(r, 200));
+      await holder.query('commit');
+      const answers = await Promise.all([first, retry]);
+      expect(answers.map((a) => a.status)).toEqual([200, 200]);
+      expect(answers.map((a) => a.body[0]?._deleted)).toEqual([false, false]);
+    } finally {
+      holder.release();
+      await pool.end();
+    }
+    const quarantined = ok(await gql(`{ syncQuarantine(first: 100) { edges { node { documentId } } } }`)).syncQuarantine.edges;
+    expect(quarantined.filter((e: any) => e.node.documentId === id)).toEqual([]);
+    expect(await serverDocument(server, office, 'quotes', id)).toMatchObject({ title: 'Raced', _deleted: false });
+  });
+
   it.runIf(engine === 'postgres')('revoking a token through one server process ends its stream on another', async () => {
     const second = await openStore({ databaseUrl: store.url });
     const other = await startTestServer(second, { heartbeatMs: 200 });

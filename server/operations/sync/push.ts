@@ -1,5 +1,5 @@
 import { errors, isAppError } from '../../../shared/index.js';
-import { lockDocuments, setDeleted } from '../../storage/change-feed.js';
+import { lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/change-feed.js';
 import type { Queryable } from '../../storage/db.js';
 import { quarantine } from '../../storage/sync-log.js';
 import { appliedChanges, recordChanges } from '../../storage/sync-receipts.js';
@@ -53,6 +53,7 @@ function isDatabaseError(error: unknown): boolean {
 async function startRun(ctx: OperationContext, tx: Queryable, collection: SyncCollection, rows: Row[]): Promise<PushRun> {
   const orgId = ctx.viewer.orgId;
   const ids = [...new Set(rows.map(rowId))];
+  await lockOrganizationFeed(tx, orgId);
   const run: PushRun = {
     ctx,
     tx,
