@@ -1,12 +1,17 @@
-import express, { type Express } from 'express';
+import express, { type Express, type RequestHandler } from 'express';
 import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
-import type { Config, FilesConfig } from './config.js';
+import type { Config, FilesConfig, HttpConfig } from './config.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { Database } from './storage/db.js';
 import { graphqlHandler } from './transports/graphql/handler.js';
 import { buildGraphQLSchema } from './transports/graphql/schema.js';
-import { graphqlErrors, notFoundRoute, restErrors } from './transports/http/errors.js';
+import { compressResponses } from './transports/http/compression.js';
+import { allowOrigins } from './transports/http/cors.js';
+import { answerWithin } from './transports/http/deadline.js';
+import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './transports/http/errors.js';
+import { createMetrics, metricsRoute } from './transports/http/metrics.js';
+import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
 import { adminRouter } from './transports/rest/admin.js';
@@ -24,6 +29,7 @@ export interface AppDeps {
   /** Signs and checks file links (see transports/http/file-links.ts). */
   links: FileLinks;
   config: Pick<Config, 'platformAdminToken' | 'bodyLimitBytes'> & {
+    http: HttpConfig;
     files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'>;
     sync: SyncSettings & { heartbeatMs: number; bodyLimitBytes: number };
   };
@@ -50,12 +56,25 @@ export interface Lifecycle {
  */
 export function createApp({ db, blobs, links, config, feed, bulkStarted, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
   const app = express();
-  const auth = authenticateRequests({ db, blobs });
-  const sync = syncRoutes(auth, { feed, settings: config.sync, logger });
+  const metrics = createMetrics({ db, feed });
+  const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
+  const authenticate = authenticateRequests({ db, blobs });
+  const auth = inSequence(authenticate, budgets.api);
+  const sync = syncRoutes(inSequence(authenticate, budgets.sync), {
+    feed,
+    settings: { ...config.sync, maxStreamsPerToken: config.http.maxStreamsPerToken },
+    logger,
+    metrics,
+  });
   const lifecycle: Lifecycle = { ready: true, endStreams: sync.endStreams };
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/healthz' } }));
+  app.use(metrics.http);
+  const cors = allowOrigins(config.http.corsOrigins);
+  if (cors) app.use(cors);
+  if (config.http.compression) app.use(compressResponses());
+  app.use(exceptLongLived(answerWithin(config.http.requestTimeoutMs)));
 
   app.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -68,15 +87,27 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
     const ready = lifecycle.ready && dbOk;
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk });
   });
+  app.use(metricsRoute(metrics, config.http.metricsToken));
 
   const graphql = express.Router();
-  graphql.use(auth);
-  // Read the body as text, bounded; graphql-http parses and validates it per its spec.
-  graphql.use(express.text({ type: () => true, limit: config.bodyLimitBytes }));
   const fileUrls = (req: express.Request) => (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl));
-  graphql.all('/', graphqlHandler(buildGraphQLSchema(), logger, fileUrls, bulkStarted));
+  graphql.all(
+    '/graphql',
+    answerWithin(config.http.requestTimeoutMs, sendGraphQLError),
+    auth,
+    // Read the body as text, bounded; graphql-http parses and validates it per its spec.
+    express.text({ type: () => true, limit: config.bodyLimitBytes }),
+    graphqlHandler({
+      schema: buildGraphQLSchema(),
+      logger,
+      fileUrls,
+      limits: { maxDepth: config.http.graphqlMaxDepth, maxCost: config.http.graphqlMaxCost },
+      onOperation: metrics.graphqlOperation,
+      bulkStarted,
+    }),
+  );
   graphql.use(graphqlErrors(logger));
-  app.use('/graphql', graphql);
+  app.use(graphql);
 
   app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes));
   app.use(downloadRoute(blobs, links));
@@ -88,4 +119,23 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   app.use(notFoundRoute);
   app.use(restErrors(logger));
   return { app, lifecycle };
+}
+
+/** Runs `first`, then `second` unless `first` failed: authentication, then the token's budget. */
+function inSequence(first: RequestHandler, second: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    void first(req, res, (error?: unknown) => (error ? next(error) : void second(req, res, next)));
+  };
+}
+
+/**
+ * The request deadline, except where a request is long by nature: the sync stream lasts as long
+ * as the device is online, and an upload as long as its link needs (its size is bounded instead).
+ * GraphQL has its own deadline, answered in GraphQL's shape.
+ */
+function exceptLongLived(deadline: RequestHandler): RequestHandler {
+  return (req, res, next) => {
+    if (req.path === '/sync/stream' || req.path === '/graphql' || req.is('multipart/form-data')) return next();
+    void deadline(req, res, next);
+  };
 }

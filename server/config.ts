@@ -42,7 +42,53 @@ const EnvSchema = z.object({
   BULK_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
   BULK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   BULK_STALE_MS: z.coerce.number().int().min(1000).default(30_000),
+  CORS_ORIGINS: z.string().optional().transform((v, ctx) => originsOf(v, ctx)),
+  COMPRESSION: boolean.default(true),
+  REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
+  METRICS_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
+  RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(600),
+  SYNC_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(0).default(6000),
+  SYNC_MAX_STREAMS_PER_TOKEN: z.coerce.number().int().min(1).max(1000).default(8),
+  GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
+  GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(10_000),
 });
+
+/** Names of settings whose values never appear in output (see config-report.ts). */
+export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
+  'PLATFORM_ADMIN_TOKEN',
+  'S3_SECRET_KEY',
+  'FILE_URL_SECRET',
+  'METRICS_TOKEN',
+]);
+
+/** Settings that are URLs which may carry a password (shown with the password masked). */
+export const URL_SETTINGS: ReadonlySet<string> = new Set(['DATABASE_URL', 'SMTP_URL', 'SMS_WEBHOOK_URL']);
+
+export const SETTING_NAMES = Object.keys(EnvSchema.shape) as (keyof typeof EnvSchema.shape)[];
+
+/** The values each setting takes when the environment leaves it unset. */
+export function settingDefaults(): Record<string, unknown> {
+  return EnvSchema.parse({}) as Record<string, unknown>;
+}
+
+/** `https://app.example.com,https://admin.example.com` -> exact origins; `*` allows any origin. */
+function originsOf(value: string | undefined, ctx: z.RefinementCtx): string[] {
+  if (!value) return [];
+  const origins = value.split(',').map((o) => o.trim().replace(/\/+$/, '')).filter(Boolean);
+  for (const origin of origins) {
+    if (origin === '*') continue;
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(origin);
+    } catch {
+      parsed = null;
+    }
+    if (!parsed || parsed.origin !== origin) {
+      ctx.addIssue({ code: 'custom', message: `"${origin}" is not an origin like https://app.example.com` });
+    }
+  }
+  return origins;
+}
 
 export interface S3Config {
   endPoint: string;
@@ -85,6 +131,26 @@ export interface Config {
   files: FilesConfig;
   sync: SyncConfig;
   bulk: BulkConfig;
+  http: HttpConfig;
+}
+
+/** What protects the HTTP edge: browsers, compression, deadlines, metrics and per-token limits. */
+export interface HttpConfig {
+  /** Origins whose browser apps may call the API (CORS); empty: none; ['*']: any. */
+  corsOrigins: string[];
+  /** gzip/brotli by Accept-Encoding; off when a proxy in front compresses. */
+  compression: boolean;
+  /** A request (other than a sync stream) still unanswered after this is answered 503; also each SQL statement's limit. */
+  requestTimeoutMs: number;
+  /** Bearer token GET /metrics asks for; unset: /metrics is open. */
+  metricsToken: string | undefined;
+  /** Requests per token and minute (0: unlimited), and the separate budget of sync pulls and pushes. */
+  rateLimitPerMinute: number;
+  syncRateLimitPerMinute: number;
+  /** Open sync streams one token may hold in one process. */
+  maxStreamsPerToken: number;
+  graphqlMaxDepth: number;
+  graphqlMaxCost: number;
 }
 
 export interface BulkConfig {
@@ -144,6 +210,17 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       heartbeatMs: e.SYNC_HEARTBEAT_MS,
       bodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
       receiptDays: e.SYNC_RECEIPT_DAYS,
+    },
+    http: {
+      corsOrigins: e.CORS_ORIGINS,
+      compression: e.COMPRESSION,
+      requestTimeoutMs: e.REQUEST_TIMEOUT_MS,
+      metricsToken: e.METRICS_TOKEN,
+      rateLimitPerMinute: e.RATE_LIMIT_PER_MINUTE,
+      syncRateLimitPerMinute: e.SYNC_RATE_LIMIT_PER_MINUTE,
+      maxStreamsPerToken: e.SYNC_MAX_STREAMS_PER_TOKEN,
+      graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
+      graphqlMaxCost: e.GRAPHQL_MAX_COST,
     },
     files: {
       s3: s3Config(e),

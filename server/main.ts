@@ -1,6 +1,7 @@
 import type { Server } from 'node:http';
 import { createApp, type Lifecycle } from './app.js';
 import { loadConfig, type Config } from './config.js';
+import { formatSettings, reportSettings } from './config-report.js';
 import { createLogger } from './logger.js';
 import { LiveFeed } from './operations/sync/live-feed.js';
 import { createMessenger } from './jobs/messenger.js';
@@ -18,9 +19,10 @@ import { fileLinks } from './transports/http/file-links.js';
  * graceful shutdown on SIGTERM / SIGINT (stop accepting, finish in-flight requests, close the store).
  */
 async function main(): Promise<void> {
+  if (process.argv.includes('--help')) return void console.log(formatSettings(reportSettings()));
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb });
+  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, statementTimeoutMs: config.http.requestTimeoutMs });
   const engine = config.databaseUrl ? 'postgres' : `pglite (${config.dataDir})`;
   const blobs = await openBlobStore(config.files, config.dataDir);
   const secret = config.files.urlSecret ?? (await sharedSecret(db, 'file-links'));

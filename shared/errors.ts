@@ -13,6 +13,7 @@ export const ERROR_KINDS = [
   'PAYLOAD_TOO_LARGE',
   'UNSUPPORTED_MEDIA_TYPE',
   'RATE_LIMITED',
+  'TIMEOUT',
   'INTERNAL',
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
@@ -40,6 +41,7 @@ export const errors = {
   conflict: (message: string) => new AppError('CONFLICT', message),
   payloadTooLarge: (message: string) => new AppError('PAYLOAD_TOO_LARGE', message),
   unsupportedMediaType: (message: string) => new AppError('UNSUPPORTED_MEDIA_TYPE', message),
+  rateLimited: (message: string, retryAfterSeconds: number) => new AppError('RATE_LIMITED', message, { retryAfterSeconds }),
 };
 
 export function isAppError(error: unknown): error is AppError {

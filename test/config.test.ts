@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../server/config.js';
+import { formatSettings, reportSettings } from '../server/config-report.js';
 
 /** The environment is read in one place; a bad value stops the start with the variable's name. */
 describe('configuration', () => {
@@ -17,5 +18,44 @@ describe('configuration', () => {
     for (const bad of ['0', 'forever', '2.5', '-1']) {
       expect(() => loadConfig({ SYNC_RECEIPT_DAYS: bad }), bad).toThrow(/SYNC_RECEIPT_DAYS/);
     }
+  });
+
+  it('CORS_ORIGINS takes exact origins (or *), and refuses a path or a bare word by name', () => {
+    expect(loadConfig({}).http.corsOrigins).toEqual([]);
+    expect(loadConfig({ CORS_ORIGINS: 'https://app.example.com, http://127.0.0.1:5173/' }).http.corsOrigins).toEqual([
+      'https://app.example.com',
+      'http://127.0.0.1:5173',
+    ]);
+    expect(loadConfig({ CORS_ORIGINS: '*' }).http.corsOrigins).toEqual(['*']);
+    for (const bad of ['app.example.com', 'https://app.example.com/path', 'https://a.example.com,nope']) {
+      expect(() => loadConfig({ CORS_ORIGINS: bad }), bad).toThrow(/CORS_ORIGINS/);
+    }
+  });
+
+  it('the limits have defaults and refuse nonsense by name', () => {
+    const { http } = loadConfig({});
+    expect(http).toMatchObject({ rateLimitPerMinute: 600, syncRateLimitPerMinute: 6000, maxStreamsPerToken: 8, requestTimeoutMs: 30_000, graphqlMaxDepth: 12, graphqlMaxCost: 10_000, compression: true });
+    expect(() => loadConfig({ GRAPHQL_MAX_DEPTH: '1' })).toThrow(/GRAPHQL_MAX_DEPTH/);
+    expect(() => loadConfig({ RATE_LIMIT_PER_MINUTE: '-5' })).toThrow(/RATE_LIMIT_PER_MINUTE/);
+    expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
+  });
+
+  it('npm run config lists every setting with its value and source, secrets masked', () => {
+    const env = {
+      PORT: '8080',
+      DATABASE_URL: 'postgres://pool:hunter22@db.internal:5432/pool',
+      PLATFORM_ADMIN_TOKEN: 'a-very-secret-admin-token',
+      METRICS_TOKEN: 'another-secret-metrics-token',
+    };
+    const rows = reportSettings(env);
+    const byName = Object.fromEntries(rows.map((r) => [r.name, r]));
+    expect(byName.PORT).toEqual({ name: 'PORT', value: '8080', source: 'environment' });
+    expect(byName.HOST).toEqual({ name: 'HOST', value: '127.0.0.1', source: 'default' });
+    expect(byName.S3_ENDPOINT).toEqual({ name: 'S3_ENDPOINT', value: '', source: 'unset' });
+    expect(byName.DATABASE_URL!.value).toBe('postgres://pool:********@db.internal:5432/pool');
+    const printed = formatSettings(rows);
+    for (const secret of ['hunter22', 'a-very-secret-admin-token', 'another-secret-metrics-token']) expect(printed).not.toContain(secret);
+    expect(printed).toMatch(/METRICS_TOKEN +\*+ \(set\) +\[environment\]/);
+    expect(() => reportSettings({ PORT: 'eighty' })).toThrow(/PORT/);
   });
 });

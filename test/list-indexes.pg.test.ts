@@ -36,6 +36,7 @@ function capturing(db: Database): { db: Database; last: () => Captured } {
     engine: db.engine,
     transaction: (fn) => db.transaction((tx) => fn(record(tx))),
     listen: (channel, onPayload, onGap) => db.listen(channel, onPayload, onGap),
+    poolStats: () => db.poolStats(),
     close: () => db.close(),
   };
   return { db: wrapped, last: () => seen.at(-1)! };

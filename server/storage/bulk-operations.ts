@@ -168,3 +168,26 @@ export function operationPage(
     toRecord: (row) => row as unknown as BulkOperationRow,
   });
 }
+
+export interface BulkQueueStats {
+  /** Operations per status (the table holds one row per started operation: small). */
+  byStatus: Record<string, number>;
+  /** Seconds the oldest QUEUED operation has waited; 0 when none waits. */
+  oldestQueuedSeconds: number;
+}
+
+/** For /metrics, across organizations. */
+export async function bulkQueueStats(q: Queryable): Promise<BulkQueueStats> {
+  const { rows } = await q.query<{ status: string; count: number; oldest: number | null }>(
+    `select status, count(*)::int as count,
+            extract(epoch from clock_timestamp() - min(created_at) filter (where status = 'QUEUED'))::float8 as oldest
+       from bulk_operations group by status`,
+  );
+  const byStatus = Object.fromEntries(BULK_STATUSES.map((s) => [s, 0]));
+  let oldestQueuedSeconds = 0;
+  for (const row of rows) {
+    byStatus[row.status] = row.count;
+    if (row.oldest !== null) oldestQueuedSeconds = row.oldest;
+  }
+  return { byStatus, oldestQueuedSeconds };
+}

@@ -35,5 +35,13 @@ export interface Database extends Queryable {
    * the listener should catch up by reading. Resolves to a function that stops listening.
    */
   listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Promise<() => Promise<void>>;
+  /** PostgreSQL's connection pool: open, idle, and requests waiting; null for the embedded store (one connection, no pool). */
+  poolStats(): PoolStats | null;
   close(): Promise<void>;
+}
+
+export interface PoolStats {
+  total: number;
+  idle: number;
+  waiting: number;
 }

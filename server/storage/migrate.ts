@@ -35,6 +35,8 @@ export function readMigrations(dir = MIGRATIONS_DIR): Migration[] {
 export async function migrate(db: Database, migrations = readMigrations()): Promise<number[]> {
   return db.transaction(async (tx) => {
     await tx.query('select pg_advisory_xact_lock($1)', [MIGRATION_LOCK_KEY]);
+    // A migration may rewrite a large table; the per-request statement limit is not for it.
+    await tx.exec('set local statement_timeout = 0');
     await tx.exec(`create table if not exists schema_migrations (
       version integer primary key,
       name text not null,

@@ -8,12 +8,14 @@ export interface StoreOptions {
   dataDir?: string | undefined;
   /** PGlite's buffer cache (see pglite.ts); ignored with PostgreSQL. */
   pgliteSharedBuffersMb?: number | undefined;
+  /** PostgreSQL cancels a statement running longer (REQUEST_TIMEOUT_MS); the embedded store has no such limit. */
+  statementTimeoutMs?: number | undefined;
 }
 
 /** Opens the configured engine and brings its schema up to date. */
 export async function openStore(options: StoreOptions): Promise<Database> {
   const db = options.databaseUrl
-    ? await openPostgres(options.databaseUrl)
+    ? await openPostgres(options.databaseUrl, { statementTimeoutMs: options.statementTimeoutMs })
     : await openPglite(options.dataDir, options.pgliteSharedBuffersMb);
   try {
     await migrate(db);

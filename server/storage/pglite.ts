@@ -65,6 +65,10 @@ class PgliteDatabase extends PgliteQueryable implements Database {
     return this.db.transaction((tx) => fn(new PgliteQueryable(tx)));
   }
 
+  poolStats(): null {
+    return null;
+  }
+
   async listen(channel: string, onPayload: (payload: string) => void): Promise<() => Promise<void>> {
     // One process owns an embedded store, so its own notifications are all there are.
     return this.db.listen(channel, onPayload);

@@ -1,13 +1,21 @@
 import pg from 'pg';
-import type { Database, QueryResult, Queryable } from './db.js';
+import type { Database, PoolStats, QueryResult, Queryable } from './db.js';
 import { translateDatabaseError } from './db-errors.js';
 import { valueParsers } from './types.js';
 
+export interface PostgresOptions {
+  maxConnections?: number;
+  /** Longest a statement may run before PostgreSQL cancels it (0 or unset: no limit). */
+  statementTimeoutMs?: number | undefined;
+}
+
 /** Real PostgreSQL through a pg connection pool. */
-export async function openPostgres(connectionString: string, maxConnections = 10): Promise<Database> {
+export async function openPostgres(connectionString: string, { maxConnections = 10, statementTimeoutMs }: PostgresOptions = {}): Promise<Database> {
   const pool = new pg.Pool({
     connectionString,
     max: maxConnections,
+    // A stuck query must not hold a connection (and the request waiting on it) forever.
+    ...(statementTimeoutMs ? { statement_timeout: statementTimeoutMs } : {}),
     // Same clock as the embedded engine, so date arithmetic in SQL agrees.
     options: '-c TimeZone=UTC',
     types: { getTypeParser: getTypeParser as typeof pg.types.getTypeParser },
@@ -47,6 +55,10 @@ class PostgresDatabase extends PostgresQueryable implements Database {
     private readonly connectionString: string,
   ) {
     super(pool);
+  }
+
+  poolStats(): PoolStats {
+    return { total: this.pool.totalCount, idle: this.pool.idleCount, waiting: this.pool.waitingCount };
   }
 
   /** A dedicated connection per channel (LISTEN needs one), re-opened after it drops. */

@@ -15,6 +15,7 @@ export const HTTP_STATUS: Record<ErrorKind, number> = {
   PAYLOAD_TOO_LARGE: 413,
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
+  TIMEOUT: 503,
   INTERNAL: 500,
 };
 

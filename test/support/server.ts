@@ -2,6 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino } from 'pino';
 import { createApp } from '../../server/app.js';
+import { loadConfig, type HttpConfig } from '../../server/config.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -37,6 +38,8 @@ export interface TestServerOptions {
   heartbeatMs: number;
   /** Run a bulk-operation worker with this server (off unless given). */
   worker: Partial<Omit<WorkerOptions, 'db' | 'blobs' | 'logger' | 'messenger'>> & { smtpUrl?: string; smsWebhookUrl?: string };
+  /** The HTTP edge (CORS, compression, limits, metrics); the production defaults unless given. */
+  http: Partial<HttpConfig>;
 }
 
 export const TEST_FILE_SECRET = 'file-link-secret-for-tests-only-0123456789';
@@ -73,6 +76,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
       bodyLimitBytes: options.bodyLimitBytes ?? 100_000,
       files: { maxUploadBytes: options.maxUploadBytes ?? 5 * 1024 * 1024, publicUrl: undefined },
       sync,
+      http: { ...loadConfig({}).http, ...options.http },
     },
     logger,
   });

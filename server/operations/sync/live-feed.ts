@@ -57,6 +57,8 @@ export class LiveFeed {
   private readonly orgs = new Map<string, OrgFeed>();
   private readonly resync: { event: LiveEvent; json: string };
   private stopListening: (() => Promise<void>)[] = [];
+  /** Times the change LISTEN was re-established after its connection dropped (for /metrics). */
+  private reconnects = 0;
 
   constructor(
     private readonly db: Database,
@@ -75,7 +77,10 @@ export class LiveFeed {
           const [orgId, table] = payload.split(' ');
           if (orgId && table) this.changed(orgId, table);
         },
-        () => this.catchUp(),
+        () => {
+          this.reconnects += 1;
+          this.catchUp();
+        },
       ),
       await this.db.listen(REVOCATIONS_CHANNEL, (tokenId) => this.endStreamsOf(new Set([tokenId])), () => void this.recheckTokens()),
     );
@@ -86,6 +91,13 @@ export class LiveFeed {
     this.stopListening = [];
     for (const org of this.orgs.values()) org.subscribers.clear();
     this.orgs.clear();
+  }
+
+  /** Open subscriptions and LISTEN reconnects so far, for monitoring. */
+  stats(): { subscribers: number; reconnects: number } {
+    let subscribers = 0;
+    for (const org of this.orgs.values()) subscribers += org.subscribers.size;
+    return { subscribers, reconnects: this.reconnects };
   }
 
   /** Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. */

@@ -19,6 +19,8 @@ export interface Checkpoint {
  */
 export interface PullResult {
   documentsJson: string;
+  /** Documents in documentsJson. */
+  count: number;
   checkpoint: Checkpoint;
 }
 
@@ -49,7 +51,7 @@ export async function pull(
   const last = page.lastSeq ?? checkpoint;
   // A page that reached the end of the feed has seen everything up to the head, rows a
   // technician's window leaves out included, so the checkpoint moves past them.
-  return { documentsJson: page.documents, checkpoint: { seq: page.count < limit ? Math.max(last, page.head) : last } };
+  return { documentsJson: page.documents, count: page.count, checkpoint: { seq: page.count < limit ? Math.max(last, page.head) : last } };
 }
 
 /** Technicians sync a window of visits: the last N days and everything ahead. */

@@ -1,25 +1,37 @@
 import type { RequestHandler } from 'express';
-import type { GraphQLSchema } from 'graphql';
+import { getOperationAST, type GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Logger } from 'pino';
 import { formatGraphQLError, kindOfStatus } from '../errors.js';
 import { contextOf } from '../http/request-context.js';
 import { graphqlContext, type GraphQLContext } from './context.js';
+import { limitRules, type GraphQLLimits } from './limits.js';
+
+export interface GraphQLHandlerOptions {
+  schema: GraphQLSchema;
+  logger: Logger;
+  fileUrls: (req: import('express').Request) => (key: string) => string;
+  limits: GraphQLLimits;
+  /** Told of every executed operation (for /metrics). */
+  onOperation?: (name: string | undefined, type: string, failed: boolean) => void;
+  bulkStarted?: () => void;
+}
 
 /**
  * GraphQL over HTTP (graphql-http) on Express. The core takes a plain request and returns
  * [body, init]; this is the thin adapter. Express has already read the body as text, within the
  * size limit, so graphql-http parses JSON and negotiates media types exactly as its spec says.
  */
-export function graphqlHandler(
-  schema: GraphQLSchema,
-  logger: Logger,
-  fileUrls: (req: import('express').Request) => (key: string) => string,
-  bulkStarted?: () => void,
-): RequestHandler {
+export function graphqlHandler({ schema, logger, fileUrls, limits, onOperation, bulkStarted }: GraphQLHandlerOptions): RequestHandler {
   const handle = createHandler<import('express').Request, undefined, GraphQLContext>({
     schema,
     context: (req) => graphqlContext(contextOf(req.raw), fileUrls(req.raw), bulkStarted),
+    validationRules: (_req, args, specifiedRules) => [...specifiedRules, ...limitRules(limits, args.variableValues ?? undefined)],
+    onOperation: (_req, args, result) => {
+      const operation = getOperationAST(args.document, args.operationName);
+      const failed = 'errors' in result && Array.isArray(result.errors) && result.errors.length > 0;
+      onOperation?.(operation?.name?.value, operation?.operation ?? 'unknown', failed);
+    },
     formatError: (error) => formatGraphQLError(error, logger),
   });
 

@@ -1,6 +1,6 @@
-import type { ErrorRequestHandler, RequestHandler } from 'express';
+import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
-import { errors } from '../../../shared/index.js';
+import { errors, type AppError } from '../../../shared/index.js';
 import { HTTP_STATUS, restErrorBody, toAppError } from '../errors.js';
 
 /**
@@ -10,21 +10,39 @@ import { HTTP_STATUS, restErrorBody, toAppError } from '../errors.js';
  */
 export function restErrors(logger: Logger): ErrorRequestHandler {
   return (error, _req, res, _next) => {
+    if (lateAnswer(error)) return;
     const app = toAppError(error, logger);
     // A stream that fails after its answer began (the database went away under a live stream)
     // cannot change its status any more: end it, and the client reconnects.
     if (res.headersSent) return void res.end();
-    res.status(HTTP_STATUS[app.kind]).json(restErrorBody(app));
+    sendRestError(res, app);
   };
 }
 
+/** A handler answered after the request was already answered (REQUEST_TIMEOUT_MS): nothing to do. */
+function lateAnswer(error: unknown): boolean {
+  return (error as { code?: unknown })?.code === 'ERR_HTTP_HEADERS_SENT';
+}
+
+export type ErrorSender = (res: Response, error: AppError) => void;
+
+export const sendRestError: ErrorSender = (res, error) => {
+  res.status(HTTP_STATUS[error.kind]).json(restErrorBody(error));
+};
+
+export const sendGraphQLError: ErrorSender = (res, error) => {
+  res
+    .status(HTTP_STATUS[error.kind])
+    .type('application/json')
+    .send(JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.kind } }] }));
+};
+
 export function graphqlErrors(logger: Logger): ErrorRequestHandler {
   return (error, _req, res, _next) => {
+    if (lateAnswer(error)) return;
     const app = toAppError(error, logger);
-    res
-      .status(HTTP_STATUS[app.kind])
-      .type('application/json')
-      .send(JSON.stringify({ errors: [{ message: app.message, extensions: { code: app.kind } }] }));
+    if (res.headersSent) return void res.end();
+    sendGraphQLError(res, app);
   };
 }
 

@@ -5,6 +5,8 @@ import type { LiveFeed } from '../../operations/sync/live-feed.js';
 import { pull, pullResponseJson, type SyncSettings } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
 import { SYNC_COLLECTIONS } from '../../operations/sync/collections.js';
+import { writeNow } from '../http/compression.js';
+import type { Metrics } from '../http/metrics.js';
 import { contextOf } from '../http/request-context.js';
 
 /**
@@ -15,8 +17,9 @@ import { contextOf } from '../http/request-context.js';
  */
 export interface SyncRouteDeps {
   feed: LiveFeed;
-  settings: SyncSettings & { heartbeatMs: number; bodyLimitBytes: number };
+  settings: SyncSettings & { heartbeatMs: number; bodyLimitBytes: number; maxStreamsPerToken: number };
   logger: Logger;
+  metrics?: Pick<Metrics, 'syncPull' | 'syncPush'>;
 }
 
 export interface SyncRoutes {
@@ -25,9 +28,10 @@ export interface SyncRoutes {
   endStreams(): void;
 }
 
-export function syncRoutes(auth: RequestHandler, { feed, settings, logger }: SyncRouteDeps): SyncRoutes {
+export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metrics }: SyncRouteDeps): SyncRoutes {
   const router = Router();
   const streams = new Set<Response>();
+  const streamsPerToken = new Map<string, number>();
 
   router.get('/sync/stream', auth, async (req, res) => {
     const ctx = contextOf(req);
@@ -35,27 +39,34 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger }: Syn
     const known = new Set(SYNC_COLLECTIONS.map((c) => c.name));
     const unknown = (names ?? []).filter((n) => !known.has(n));
     if (unknown.length) throw errors.badInput(`Unknown collections: ${unknown.join(', ')}`);
+    const releaseSlot = takeStreamSlot(ctx.viewer.tokenId, res);
     res.writeHead(200, {
       'content-type': 'text/event-stream; charset=utf-8',
-      'cache-control': 'no-cache, no-transform',
+      // Not no-transform: the stream may be compressed (each event is flushed, see writeNow).
+      'cache-control': 'no-cache',
       connection: 'keep-alive',
       'x-accel-buffering': 'no',
     });
     req.socket.setNoDelay(true);
-    res.write('retry: 1000\n\n');
+    writeNow(res, 'retry: 1000\n\n');
     streams.add(res);
-    const unsubscribe = await feed.subscribe(
-      ctx,
-      names ?? [...known],
-      (_event, json) => res.write(`data: ${json}\n\n`),
-      () => res.end(), // the token was revoked: the device must authenticate again
-    );
-    const heartbeat = setInterval(() => res.write(': heartbeat\n\n'), settings.heartbeatMs);
+    const heartbeat = setInterval(() => writeNow(res, ': heartbeat\n\n'), settings.heartbeatMs);
+    let unsubscribe: (() => void) | null = null;
     res.on('close', () => {
       clearInterval(heartbeat);
-      unsubscribe();
+      unsubscribe?.();
       streams.delete(res);
+      releaseSlot();
     });
+    const stop = await feed.subscribe(
+      ctx,
+      names ?? [...known],
+      (_event, json) => writeNow(res, `data: ${json}\n\n`),
+      () => res.end(), // the token was revoked: the device must authenticate again
+    );
+    // The device may have gone while the subscription was being set up.
+    if (res.closed) stop();
+    else unsubscribe = stop;
   });
 
   router.get('/sync/:collection/pull', auth, async (req, res) => {
@@ -66,6 +77,7 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger }: Syn
     // Written as it came from the database; res.json would parse nothing but would hash the body
     // for an ETag, which a checkpointed pull has no use for.
     res.setHeader('content-type', 'application/json; charset=utf-8');
+    metrics?.syncPull(req.params.collection as string, result.count);
     res.end(pullResponseJson(result));
   });
 
@@ -79,8 +91,27 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger }: Syn
     for (const { id, reason } of outcome.quarantined) {
       logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push quarantined a document; answered with a tombstone');
     }
+    metrics?.syncPush(collection, Array.isArray(req.body) ? req.body.length : 0, outcome.conflicts.length);
     res.json(outcome.conflicts);
   });
+
+  /** Counts a token's open streams in this process; refuses one more than the setting allows. */
+  function takeStreamSlot(tokenId: string, res: Response): () => void {
+    const open = streamsPerToken.get(tokenId) ?? 0;
+    if (open >= settings.maxStreamsPerToken) {
+      res.setHeader('Retry-After', '5');
+      throw errors.rateLimited(`This token already holds ${open} open sync streams (SYNC_MAX_STREAMS_PER_TOKEN); close one first`, 5);
+    }
+    streamsPerToken.set(tokenId, open + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const left = (streamsPerToken.get(tokenId) ?? 1) - 1;
+      if (left > 0) streamsPerToken.set(tokenId, left);
+      else streamsPerToken.delete(tokenId);
+    };
+  }
 
   return {
     router,

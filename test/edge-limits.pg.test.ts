@@ -1,0 +1,170 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import type { HttpConfig } from '../server/config.js';
+import { openStore } from '../server/storage/open.js';
+import { caller, ok, tokenFor } from './support/api.js';
+import { TEST_DATABASE_URL, engines, openTestStore, type TestStore } from './support/engines.js';
+import { openEventStream, type EventStream } from './support/event-stream.js';
+import { errorCodes, newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { pullChanges } from './support/sync.js';
+
+/** The limits that keep one client from hurting every tenant. */
+describe.each(engines)('limits on %s', (engine) => {
+  let store: TestStore;
+  const servers: TestServer[] = [];
+
+  beforeAll(async () => {
+    store = await openTestStore(engine);
+  });
+  afterEach(async () => {
+    await Promise.all(servers.splice(0).map((s) => s.close()));
+  });
+  afterAll(async () => {
+    await store?.drop();
+  });
+
+  async function server(http: Partial<HttpConfig>) {
+    const started = await startTestServer(store.db, { http });
+    servers.push(started);
+    return started;
+  }
+
+  it('a flooding token is refused with 429 RATE_LIMITED and Retry-After, by every process sharing the store; others are not', async () => {
+    const limits = { rateLimitPerMinute: 10, syncRateLimitPerMinute: 100 };
+    // Two server processes over one database spend from one budget.
+    const [a, b] = [await server(limits), await server(limits)];
+    const { token } = await newOrganization(store.db, 'Flood Pools');
+    const bystander = (await newOrganization(store.db, 'Quiet Pools')).token;
+    const statuses: number[] = [];
+    let refused: Response | null = null;
+    for (let i = 0; i < 30 && !refused; i++) {
+      const res = await postQuery(i % 2 ? a : b, token, '{ viewer { role } }');
+      statuses.push(res.status);
+      if (res.status === 429) refused = res;
+    }
+    expect(statuses.filter((s) => s === 200)).toHaveLength(10);
+    expect(refused).not.toBeNull();
+    const retryAfter = Number(refused!.headers.get('retry-after'));
+    expect(retryAfter).toBeGreaterThan(0);
+    expect(retryAfter).toBeLessThanOrEqual(60);
+    const body = (await refused!.json()) as { errors: { message: string; extensions: { code: string } }[] };
+    expect(body.errors[0]!.extensions.code).toBe('RATE_LIMITED');
+    expect(body.errors[0]!.message).toContain('RATE_LIMIT_PER_MINUTE');
+    // REST answers the same way, in its own shape.
+    const rest = await fetch(`${a.url}/bulk-operations`, { headers: { authorization: `Bearer ${token}` } });
+    expect(rest.status).toBe(429);
+    expect(((await rest.json()) as any).error.code).toBe('RATE_LIMITED');
+    // Sync has its own budget: the same token still syncs, and another token is untouched.
+    expect((await pullChanges(a, token, 'customers')).status).toBe(200);
+    expect((await postQuery(b, bystander, '{ viewer { role } }')).status).toBe(200);
+  });
+
+  it('a query nested too deep is refused before it runs, in under 10 ms, naming the limit', async () => {
+    const s = await server({ graphqlMaxDepth: 12 });
+    const { token } = await newOrganization(store.db, 'Deep Pools');
+    const ofTypes = 'ofType { '.repeat(20) + 'name' + ' }'.repeat(20);
+    const bomb = `{ __type(name: "Quote") { fields { type { ${ofTypes} } } } }`;
+    const timings: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const started = performance.now();
+      const res = await postQuery(s, token, bomb);
+      timings.push(performance.now() - started);
+      const body = (await res.json()) as any;
+      expect(res.status).toBe(400);
+      expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+      expect(body.errors[0].message).toContain('GRAPHQL_MAX_DEPTH');
+      expect(body.data).toBeUndefined();
+    }
+    expect(Math.min(...timings)).toBeLessThan(10);
+  });
+
+  it('a query that would return too many records is refused with the limit named; an ordinary page is not', async () => {
+    const s = await server({ graphqlMaxCost: 10_000 });
+    const { token } = await newOrganization(store.db, 'Costly Pools');
+    const page = 'infiniteQuotes(first: 100) { edges { node { id lineItems { id } customer { id bodiesOfWater { id } } } } }';
+    const aliases = Array.from({ length: 50 }, (_, i) => `q${i}: ${page}`).join('\n');
+    const started = performance.now();
+    const refused = await postQuery(s, token, `{ ${aliases} }`);
+    const body = (await refused.json()) as any;
+    expect(performance.now() - started).toBeLessThan(200);
+    expect(refused.status).toBe(400);
+    expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+    expect(body.errors[0].message).toContain('GRAPHQL_MAX_COST');
+    const ordinary = await caller(s, token)(`{ ${page} }`);
+    expect(ok(ordinary).infiniteQuotes.edges).toEqual([]);
+    // The explorer's schema load (the standard introspection query) is not a bomb.
+    const { getIntrospectionQuery } = await import('graphql');
+    expect(ok(await caller(s, token)(getIntrospectionQuery())).__schema.types.length).toBeGreaterThan(50);
+  });
+
+  it('one token holds a bounded number of open sync streams', async () => {
+    const s = await server({ maxStreamsPerToken: 2 });
+    const { token } = await newOrganization(store.db, 'Streaming Pools');
+    const streams: EventStream[] = [await openEventStream(s, token), await openEventStream(s, token)];
+    try {
+      const third = await fetch(`${s.url}/sync/stream`, { headers: { authorization: `Bearer ${token}` } });
+      expect(third.status).toBe(429);
+      expect(((await third.json()) as any).error.message).toContain('SYNC_MAX_STREAMS_PER_TOKEN');
+      // Another token of the organization is not affected; a closed stream frees its place.
+      const other = (await tokenFor(s, token, 'TECHNICIAN')).token;
+      streams.push(await openEventStream(s, other));
+      streams.shift()!.close();
+      await expect.poll(async () => {
+        const again = await openEventStream(s, token).catch(() => null);
+        if (again) streams.push(again);
+        return again !== null;
+      }).toBe(true);
+    } finally {
+      for (const stream of streams) stream.close();
+    }
+  });
+
+  it('a request stuck behind the database is answered 503 TIMEOUT at the deadline, and the server goes on', async () => {
+    const s = await server({ requestTimeoutMs: 300 });
+    const { token } = await newOrganization(store.db, 'Stuck Pools');
+    let release!: () => void;
+    let locked!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    const isLocked = new Promise<void>((resolve) => (locked = resolve));
+    // Another transaction holds the tokens table: authentication cannot read it.
+    const blocker = store.db.transaction(async (tx) => {
+      await tx.query('lock table api_tokens in access exclusive mode');
+      locked();
+      await held;
+    });
+    await isLocked;
+    try {
+      const started = Date.now();
+      const [graphql, pull] = await Promise.all([postQuery(s, token, '{ viewer { role } }'), fetch(`${s.url}/sync/customers/pull`, { headers: { authorization: `Bearer ${token}` } })]);
+      expect(Date.now() - started).toBeLessThan(3000);
+      expect(graphql.status).toBe(503);
+      expect(errorCodes({ status: 503, ...((await graphql.json()) as object) })).toEqual(['TIMEOUT']);
+      expect(pull.status).toBe(503);
+      expect(((await pull.json()) as any).error.code).toBe('TIMEOUT');
+    } finally {
+      release();
+      await blocker;
+    }
+    expect((await postQuery(s, token, '{ viewer { role } }')).status).toBe(200);
+  });
+
+  it.runIf(engine === 'postgres')('on PostgreSQL the same deadline cancels the statement itself', async () => {
+    const db = await openStore({ databaseUrl: store.url ?? TEST_DATABASE_URL, statementTimeoutMs: 200 });
+    try {
+      const started = Date.now();
+      await expect(db.query('select pg_sleep(5)')).rejects.toMatchObject({ kind: 'TIMEOUT' });
+      expect(Date.now() - started).toBeLessThan(2000);
+      expect((await db.query<{ one: number }>('select 1 as one')).rows[0]!.one).toBe(1);
+    } finally {
+      await db.close();
+    }
+  });
+});
+
+function postQuery(server: { url: string }, token: string, query: string): Promise<Response> {
+  return fetch(`${server.url}/graphql`, {
+    method: 'POST',
+    // The GraphQL-over-HTTP media type: a refused document is a 400 (with application/json, a 200).
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
+    body: JSON.stringify({ query }),
+  });
+}
