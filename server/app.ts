@@ -10,6 +10,7 @@ import { compressResponses } from './transports/http/compression.js';
 import { allowOrigins } from './transports/http/cors.js';
 import { answerWithin } from './transports/http/deadline.js';
 import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './transports/http/errors.js';
+import { frontPageRoutes } from './transports/http/front-page.js';
 import { createMetrics, metricsRoute } from './transports/http/metrics.js';
 import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks } from './transports/http/file-links.js';
@@ -88,6 +89,7 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk });
   });
   app.use(metricsRoute(metrics, config.http.metricsToken));
+  app.use(frontPageRoutes());
 
   const graphql = express.Router();
   const fileUrls = (req: express.Request) => (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl));
