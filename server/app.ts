@@ -11,7 +11,7 @@ import { allowOrigins } from './transports/http/cors.js';
 import { answerWithin } from './transports/http/deadline.js';
 import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './transports/http/errors.js';
 import { frontPageRoutes } from './transports/http/front-page.js';
-import { createMetrics, metricsRoute } from './transports/http/metrics.js';
+import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
 import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
@@ -71,46 +71,11 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   app.disable('x-powered-by');
   app.set('trust proxy', 'loopback');
   app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/healthz' } }));
-  app.use(metrics.http);
-  const cors = allowOrigins(config.http.corsOrigins);
-  if (cors) app.use(cors);
-  if (config.http.compression) app.use(compressResponses());
-  app.use(exceptLongLived(answerWithin(config.http.requestTimeoutMs)));
-
-  app.get('/healthz', (_req, res) => {
-    res.json({ status: 'ok' });
-  });
-  app.get('/readyz', async (_req, res) => {
-    const dbOk = await db.query('select 1').then(
-      () => true,
-      () => false,
-    );
-    const ready = lifecycle.ready && dbOk;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk });
-  });
+  useHttpEdge(app, config.http, metrics);
+  app.use(healthRoutes(db, lifecycle));
   app.use(metricsRoute(metrics, config.http.metricsToken));
   app.use(frontPageRoutes());
-
-  const graphql = express.Router();
-  const fileUrls = (req: express.Request) => (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl));
-  graphql.all(
-    '/graphql',
-    answerWithin(config.http.requestTimeoutMs, sendGraphQLError),
-    auth,
-    // Read the body as text, bounded; graphql-http parses and validates it per its spec.
-    express.text({ type: () => true, limit: config.bodyLimitBytes }),
-    graphqlHandler({
-      schema: buildGraphQLSchema(),
-      logger,
-      fileUrls,
-      limits: { maxDepth: config.http.graphqlMaxDepth, maxCost: config.http.graphqlMaxCost },
-      onOperation: metrics.graphqlOperation,
-      bulkStarted,
-    }),
-  );
-  graphql.use(graphqlErrors(logger));
-  app.use(graphql);
-
+  app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
   app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes));
   app.use(downloadRoute(blobs, links));
   app.use(uploadRoutes(auth, { links, maxUploadBytes: config.files.maxUploadBytes, publicUrl: config.files.publicUrl }));
@@ -123,6 +88,56 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   return { app, lifecycle };
 }
 
+/** What every request passes first: metrics, CORS, compression, the deadline. */
+function useHttpEdge(app: Express, http: HttpConfig, metrics: Metrics): void {
+  app.use(metrics.http);
+  const cors = allowOrigins(http.corsOrigins);
+  if (cors) app.use(cors);
+  if (http.compression) app.use(compressResponses());
+  app.use(exceptLongLived(answerWithin(http.requestTimeoutMs)));
+}
+
+/** Liveness, and readiness (false while shutting down or without a database). */
+function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
+  const router = express.Router();
+  router.get('/healthz', (_req, res) => {
+    res.json({ status: 'ok' });
+  });
+  router.get('/readyz', async (_req, res) => {
+    const dbOk = await db.query('select 1').then(
+      () => true,
+      () => false,
+    );
+    const ready = lifecycle.ready && dbOk;
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk });
+  });
+  return router;
+}
+
+/** POST (and GET) /graphql, with GraphQL-shaped errors for what fails before GraphQL runs. */
+function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 'logger'> & { auth: RequestHandler; metrics: Metrics }): express.Router {
+  const { auth, links, config, metrics, bulkStarted, logger } = deps;
+  const router = express.Router();
+  const fileUrls = (req: express.Request) => (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl));
+  router.all(
+    '/graphql',
+    answerWithin(config.http.requestTimeoutMs, sendGraphQLError),
+    auth,
+    // Read the body as text, bounded; graphql-http parses and validates it per its spec.
+    express.text({ type: () => true, limit: config.bodyLimitBytes }),
+    graphqlHandler({
+      schema: buildGraphQLSchema(),
+      logger,
+      fileUrls,
+      limits: { maxDepth: config.http.graphqlMaxDepth, maxCost: config.http.graphqlMaxCost },
+      onOperation: metrics.graphqlOperation,
+      ...(bulkStarted ? { bulkStarted } : {}),
+    }),
+  );
+  router.use(graphqlErrors(logger));
+  return router;
+}
+
 /** Runs `first`, then `second` unless `first` failed: authentication, then the token's budget. */
 function inSequence(first: RequestHandler, second: RequestHandler): RequestHandler {
   return (req, res, next) => {
@@ -131,13 +146,12 @@ function inSequence(first: RequestHandler, second: RequestHandler): RequestHandl
 }
 
 /**
- * The request deadline, except where a request is long by nature: the sync stream lasts as long
- * as the device is online, and an upload as long as its link needs (its size is bounded instead).
+ * The request deadline, except for the sync stream, which lasts as long as the device is online.
  * GraphQL has its own deadline, answered in GraphQL's shape.
  */
 function exceptLongLived(deadline: RequestHandler): RequestHandler {
   return (req, res, next) => {
-    if (req.path === '/sync/stream' || req.path === '/graphql' || req.is('multipart/form-data')) return next();
+    if (req.path === '/sync/stream' || req.path === '/graphql') return next();
     void deadline(req, res, next);
   };
 }

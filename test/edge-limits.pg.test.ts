@@ -1,3 +1,4 @@
+import http from 'node:http';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { HttpConfig } from '../server/config.js';
 import { openStore } from '../server/storage/open.js';
@@ -145,6 +146,25 @@ describe.each(engines)('limits on %s', (engine) => {
       await blocker;
     }
     expect((await postQuery(s, token, '{ viewer { role } }')).status).toBe(200);
+  });
+
+  it('the deadline counts from when the body has arrived: a slow link is not a slow server', async () => {
+    const s = await server({ requestTimeoutMs: 300 });
+    const { token } = await newOrganization(store.db, 'Slow Link Pools');
+    const body = JSON.stringify([{ newDocumentState: { id: crypto.randomUUID(), lastName: 'Slowly' } }]);
+    const status = await new Promise<number>((resolve, reject) => {
+      const req = http.request(`${s.url}/sync/customers/push`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, (res) => {
+        res.resume();
+        resolve(res.statusCode ?? 0);
+      });
+      req.on('error', reject);
+      // The body trickles in over 750 ms, more than twice the deadline.
+      const third = Math.ceil(body.length / 3);
+      req.write(body.slice(0, third));
+      setTimeout(() => req.write(body.slice(third, 2 * third)), 375);
+      setTimeout(() => req.end(body.slice(2 * third)), 750);
+    });
+    expect(status).toBe(200);
   });
 
   it.runIf(engine === 'postgres')('on PostgreSQL the same deadline cancels the statement itself', async () => {

@@ -14,6 +14,8 @@ import { provisionOrganization } from '../../server/operations/organization.js';
 import { openStore } from '../../server/storage/open.js';
 import { spawnBuiltServer, waitForOutput } from '../support/child.js';
 import { seedOrganizationData } from './seed.js';
+import { startThrottledLink } from './throttled-link.js';
+import http from 'node:http';
 
 /**
  * Issue 5's sync benchmark. The server runs in its own process (as in production) over a seeded
@@ -149,6 +151,60 @@ async function pullOnly(server: RunningServer, pageSize: number): Promise<number
   return (performance.now() - start) / 1000;
 }
 
+/** Bytes on the wire for every page of an initial sync, as each encoding would send them. */
+async function wireBytesPerVisit(server: RunningServer, pageSize: number): Promise<Record<'identity' | 'gzip' | 'br', number>> {
+  const result = { identity: 0, gzip: 0, br: 0 };
+  for (const encoding of ['identity', 'gzip', 'br'] as const) {
+    let checkpoint = 0;
+    for (;;) {
+      const { bytes, body } = await rawGet(`${server.url}/sync/services/pull?checkpoint=${checkpoint}&limit=${pageSize}`, server.token, encoding);
+      result[encoding] += bytes;
+      if (body === null) break;
+      checkpoint = body.checkpoint;
+      if (body.count < pageSize) break;
+    }
+  }
+  return { identity: result.identity / VISITS, gzip: result.gzip / VISITS, br: result.br / VISITS };
+}
+
+/** A GET whose body is counted as it arrives (node:http decodes nothing); the page is decoded to follow its checkpoint. */
+function rawGet(url: string, token: string, encoding: string): Promise<{ bytes: number; body: { checkpoint: number; count: number } | null }> {
+  return new Promise((resolve, reject) => {
+    http
+      .get(url, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': encoding } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', async () => {
+          const raw = Buffer.concat(chunks);
+          const zlib = await import('node:zlib');
+          const enc = res.headers['content-encoding'];
+          const text = (enc === 'br' ? zlib.brotliDecompressSync(raw) : enc === 'gzip' ? zlib.gunzipSync(raw) : raw).toString('utf8');
+          const page = JSON.parse(text) as { documents: unknown[]; checkpoint: { seq: number } };
+          resolve({ bytes: raw.length, body: { checkpoint: page.checkpoint.seq, count: page.documents.length } });
+        });
+      })
+      .on('error', reject);
+  });
+}
+
+/** The initial sync through a 20 Mbit/s link with 50 ms round trips, with and without compression. */
+async function throttledInitialSync(server: RunningServer, compress: boolean): Promise<{ seconds: number; megabytes: number }> {
+  const link = await startThrottledLink(server.url, { mbps: 20, rttMs: 50, compress });
+  try {
+    settle();
+    const start = performance.now();
+    const r = await replica({ ...server, url: link.url }, ['services']);
+    await r.inSync();
+    const seconds = (performance.now() - start) / 1000;
+    const count = await r.db.collections.services!.count().exec();
+    await r.close();
+    if (count !== VISITS) throw new Error(`throttled sync delivered ${count} of ${VISITS} visits`);
+    return { seconds, megabytes: link.bytesDown() / 1e6 };
+  } finally {
+    await link.close();
+  }
+}
+
 /** 1,000 visits recorded and 1,000 edited offline through the SDK, then the time to push them all. */
 async function pushOffline(server: RunningServer): Promise<number> {
   const r = await replica(server, ['services']);
@@ -216,6 +272,10 @@ export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: str
     const serverRssAfterInitial = await server.peakRssMb();
     const pulls: number[] = [];
     for (let i = 0; i < 3; i++) pulls.push(await pullOnly(server, 5000));
+    // Before the pushes below, which add visits.
+    const wire = await wireBytesPerVisit(server, 5000);
+    const slowPlain = await throttledInitialSync(server, false);
+    const slowCompressed = await throttledInitialSync(server, true);
     const pushes: number[] = [];
     for (let i = 0; i < 3; i++) pushes.push(await pushOffline(server));
     const live = await liveLatency(server, 0);
@@ -227,6 +287,8 @@ export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: str
     console.log('|---|---|');
     console.log(`| initial sync of ${VISITS} visits (median of 3) | ${median(initial).toFixed(2)} s (${Math.round(VISITS / median(initial))} docs/s; runs ${initial.map((s) => s.toFixed(2)).join(', ')}) |`);
     console.log(`| the same pulled over HTTP without a replica (server share; median of 3) | ${median(pulls).toFixed(2)} s |`);
+    console.log(`| bytes on the wire per synced visit: uncompressed / gzip / brotli | ${wire.identity.toFixed(0)} / ${wire.gzip.toFixed(0)} / ${wire.br.toFixed(0)} B (${(wire.identity / wire.gzip).toFixed(1)}x / ${(wire.identity / wire.br).toFixed(1)}x smaller) |`);
+    console.log(`| initial sync through a 20 Mbit/s link with 50 ms round trips: uncompressed -> gzip (what the SDK asks for) | ${slowPlain.seconds.toFixed(1)} s (${slowPlain.megabytes.toFixed(1)} MB) -> ${slowCompressed.seconds.toFixed(1)} s (${slowCompressed.megabytes.toFixed(1)} MB) |`);
     console.log(`| push of 1,000 new + 1,000 edited visits (median of 3) | ${median(pushes).toFixed(2)} s (runs ${pushes.map((s) => s.toFixed(2)).join(', ')}) |`);
     console.log(`| live latency, commit -> visible in a subscribed replica, 200 writes 20 ms apart | p50 ${live.p50.toFixed(1)} ms, p99 ${live.p99.toFixed(1)} ms, missed ${live.missed} |`);
     console.log(`| same with 100 idle subscribers attached | p50 ${liveIdle.p50.toFixed(1)} ms, p99 ${liveIdle.p99.toFixed(1)} ms, missed ${liveIdle.missed} |`);
