@@ -180,9 +180,22 @@ async function searchPageByName(q: Queryable, orgId: string, search: string, key
   return { rows: pageRows, more, total };
 }
 
-export function countCustomers(q: Queryable, orgId: string, selector: CustomerSelector): Promise<number> {
+export async function countCustomers(q: Queryable, orgId: string, selector: CustomerSelector): Promise<number> {
+  if (onlyDeletedFilter(selector)) {
+    // The whole list (live or deleted): the count the table's triggers keep (migration 0010).
+    const column = selector.filters?.deleted?.eq ? 'deleted' : 'live';
+    const { rows } = await q.query<{ n: number }>(`select ${column} as n from customer_counts where org_id = $1`, [orgId]);
+    return rows[0]?.n ?? 0;
+  }
   const { where, params } = customerConditions(orgId, selector);
   return countRows(q, 'customers c', where, params);
+}
+
+/** No search and no filter but `deleted`: the selector names all live (or all deleted) customers. */
+function onlyDeletedFilter(selector: CustomerSelector): boolean {
+  if (selector.search && searchWords(selector.search).length) return false;
+  const used = Object.entries(selector.filters ?? {}).filter(([, value]) => value !== null && value !== undefined);
+  return used.every(([name]) => name === 'deleted');
 }
 
 /** Live customers of the organization among `ids` (for loading relations in batches). */
