@@ -9,6 +9,7 @@ import { listInventoryItems } from '../server/operations/inventory.js';
 import { listQuotes } from '../server/operations/quotes.js';
 import { listServices } from '../server/operations/services.js';
 import type { Database, Queryable } from '../server/storage/db.js';
+import { serviceIdsMatching } from '../server/storage/services.js';
 import { SEED_TECHNICIANS, seedOrganizationData } from './bench/seed.js';
 import { engines, openTestStore, type TestStore } from './support/engines.js';
 import { newOrganization } from './support/server.js';
@@ -99,9 +100,33 @@ describe.each(engines)('list queries use their indexes on %s', (engine) => {
     );
     expect(filtered).toMatch(/services_by_(secondary_)?technician/);
     expect(filtered).not.toContain('Seq Scan on services');
-    const search = await plan(() => listServices(ctx, { first: 50, selector: { search: 'skimmer' } }));
-    expect(search).toContain('service_search_trgm');
-    expect(search).not.toContain('Seq Scan on service_search');
+    // A common word (one visit in 15): the page is found walking the start-time index, one
+    // search-row lookup per visit, without gathering every match.
+    const common = await plan(() => listServices(ctx, { first: 50, selector: { search: 'skimmer' } }));
+    expect(common).toContain('services_by_start');
+    expect(common).toContain('service_search_pkey');
+    expect(common).not.toMatch(/Seq Scan|service_search_trgm/);
+    // A rare one is not on the next 2,000 visits: its few matches come from the trigram index.
+    const rare = await plan(() => listServices(ctx, { first: 50, selector: { search: 'resurfaced' } }));
+    expect(rare).toContain('service_search_trgm');
+    expect(rare).not.toContain('Seq Scan on service_search');
+  });
+
+  it('a page found by walking the sort index is exactly the page the gathered matches give, page after page', async () => {
+    const { rows } = await store.db.query<{ id: string }>(
+      `select s.id from services s join service_search ss on ss.org_id = s.org_id and ss.id = s.id
+        where s.org_id = $1 and not s._deleted and ss.doc like '%skimmer%'
+        order by coalesce(s.start_time, '-infinity'::timestamptz) desc, s.id desc limit 150`,
+      [ctx.viewer.orgId],
+    );
+    const seen: string[] = [];
+    let after: string | null = null;
+    for (let page = 0; page < 3; page++) {
+      const connection = await listServices(ctx, { first: 50, after, selector: { search: 'skimmer' } });
+      seen.push(...connection.edges.map((e) => e.node.id));
+      after = connection.pageInfo.endCursor;
+    }
+    expect(seen).toEqual(rows.map((r) => r.id));
   });
 
   it('after one statement rewrites the notes of 3,000 visits, search still reads the trigram index and finds them all', async () => {
@@ -111,9 +136,12 @@ describe.each(engines)('list queries use their indexes on %s', (engine) => {
       `update services set notes = coalesce(notes, '') || ' resurfaced plaster' where org_id = $1 and id in (select id from services where org_id = $1 order by id limit 3000)`,
       [ctx.viewer.orgId],
     );
-    const search = await plan(() => listServices(ctx, { first: 50, selector: { search: 'resurfaced' } }));
+    // Every match gathered (a bulk operation's selection; a search page whose word is this
+    // common walks the sort index instead, see above).
+    const search = await plan(() => serviceIdsMatching(ctx.db, ctx.viewer.orgId, { search: 'resurfaced' }));
     expect(search).toContain('service_search_trgm');
     expect(search).not.toContain('Seq Scan on service_search');
+    expect(await serviceIdsMatching(ctx.db, ctx.viewer.orgId, { search: 'resurfaced plaster' })).toHaveLength(3000);
     const { rows } = await store.db.query<{ n: number }>(`select count(*)::int as n from service_search where org_id = $1 and doc like '%resurfaced plaster%'`, [ctx.viewer.orgId]);
     expect(rows[0]!.n).toBe(3000);
   });

@@ -6,6 +6,7 @@ import { openStore } from '../../server/storage/open.js';
 import { benchLists, printTimings } from './lists.js';
 import { benchSync } from './sync.js';
 import { benchBulk } from './bulk.js';
+import { benchScaleOut } from './scale-out.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -52,7 +53,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|bulk runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|bulk|scale runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const onPg = Boolean(postgresUrl) && engines.includes('postgres');
@@ -65,4 +66,5 @@ if (!only || only === 'sync') {
   if (engines.includes('pglite')) await benchSync('pglite');
   if (onPg) await benchSync('postgres', postgresUrl);
 }
+if ((!only || only === 'scale') && onPg) await benchScaleOut(postgresUrl!);
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

@@ -12,7 +12,7 @@ import { LiveStream } from '../../client-sdk/replication/stream.js';
 import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import { openStore } from '../../server/storage/open.js';
-import { spawnBuiltServer, waitForOutput } from '../support/child.js';
+import { runTs, spawnBuiltServer, waitForOutput } from '../support/child.js';
 import { seedOrganizationData } from './seed.js';
 import { startThrottledLink } from './throttled-link.js';
 import http from 'node:http';
@@ -38,6 +38,7 @@ interface RunningServer {
   officeToken: string;
   child: ChildProcess;
   peakRssMb(): Promise<number>;
+  rssMb(): Promise<number>;
   stop(): Promise<void>;
 }
 
@@ -75,6 +76,9 @@ async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: st
     DATA_DIR: path.join(folder, 'data'),
     SEED_DEMO_ORG: 'false',
     LOG_LEVEL: 'warn',
+    // The idle-subscriber measure opens 1,000 streams with one token (1,000 devices would each
+    // have their own); the per-token cap is for abuse, not for this.
+    SYNC_MAX_STREAMS_PER_TOKEN: '1000',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
   const output = await waitForOutput(child, /listening on (http:\/\/\S+)/, 120_000);
@@ -87,10 +91,8 @@ async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: st
     token,
     officeToken,
     child,
-    peakRssMb: async () => {
-      const status = await readFile(`/proc/${child.pid}/status`, 'utf8');
-      return Number(/VmHWM:\s+(\d+)/.exec(status)![1]) / 1024;
-    },
+    peakRssMb: () => procStatusMb(child.pid!, 'VmHWM'),
+    rssMb: () => procStatusMb(child.pid!, 'VmRSS'),
     stop: async () => {
       await pool?.end();
       child.kill('SIGTERM');
@@ -99,6 +101,18 @@ async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: st
       await rm(folder, { recursive: true, force: true });
     },
   };
+}
+
+async function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
+  const status = await readFile(`/proc/${pid}/status`, 'utf8');
+  return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024;
+}
+
+/** A device in a process of its own (test/bench/device.ts): its initial sync and peak RSS. */
+async function deviceProcess(server: RunningServer): Promise<{ seconds: number; visits: number; peakRssMb: number }> {
+  const run = await runTs('test/bench/device.ts', [server.url, server.token], {});
+  if (run.code !== 0) throw new Error(`device process failed:\n${run.stderr}`);
+  return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { seconds: number; visits: number; peakRssMb: number };
 }
 
 /** A device: the SDK's client on RxDB's memory storage, replicating visits only. */
@@ -228,13 +242,19 @@ async function pushOffline(server: RunningServer): Promise<number> {
  * PGlite (owned by the server process) it pushes through the API and times from the answer, which
  * the server sends after its commit.
  */
-async function liveLatency(server: RunningServer, idleSubscribers: number): Promise<{ p50: number; p99: number; missed: number }> {
+async function liveLatency(server: RunningServer, idleSubscribers: number): Promise<{ p50: number; p99: number; missed: number; rssGrowthMb: number }> {
+  const rssBefore = await server.rssMb();
   const idle: LiveStream[] = [];
+  const connected: Promise<void>[] = [];
   for (let i = 0; i < idleSubscribers; i++) {
-    const s = new LiveStream({ baseUrl: server.url, token: server.officeToken }, { collections: ['services'] });
+    let alive!: () => void;
+    connected.push(new Promise<void>((resolve) => (alive = resolve)));
+    const s = new LiveStream({ baseUrl: server.url, token: server.officeToken }, { collections: ['services'], onStatus: (up) => up && alive() });
     s.start();
     idle.push(s);
   }
+  await Promise.all(connected);
+  const rssGrowthMb = (await server.rssMb()) - rssBefore;
   const r = await replica(server, ['services']);
   await r.inSync();
   await sleep(200);
@@ -261,14 +281,14 @@ async function liveLatency(server: RunningServer, idleSubscribers: number): Prom
   await Promise.all(pending);
   await r.close();
   await Promise.all(idle.map((s) => s.close()));
-  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), missed: 200 - latencies.length };
+  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), missed: 200 - latencies.length, rssGrowthMb };
 }
 
 export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: string): Promise<void> {
   const server = await startSeededServer(engine, postgresUrl);
   try {
     const initial: number[] = [];
-    for (let i = 0; i < 3; i++) initial.push(await initialSync(server));
+    for (let i = 0; i < 5; i++) initial.push(await initialSync(server));
     const serverRssAfterInitial = await server.peakRssMb();
     const pulls: number[] = [];
     for (let i = 0; i < 3; i++) pulls.push(await pullOnly(server, 5000));
@@ -276,24 +296,28 @@ export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: str
     const wire = await wireBytesPerVisit(server, 5000);
     const slowPlain = await throttledInitialSync(server, false);
     const slowCompressed = await throttledInitialSync(server, true);
+    const device = await deviceProcess(server);
     const pushes: number[] = [];
-    for (let i = 0; i < 3; i++) pushes.push(await pushOffline(server));
+    for (let i = 0; i < 5; i++) pushes.push(await pushOffline(server));
     const live = await liveLatency(server, 0);
     const liveIdle = await liveLatency(server, 100);
+    const liveThousand = await liveLatency(server, 1000);
     const serverRss = await server.peakRssMb();
     const clientRss = process.resourceUsage().maxRSS / 1024;
     console.log(`\nSync on ${engine === 'pglite' ? 'PGlite (server process, folder store)' : 'PostgreSQL'}`);
     console.log('| measure | result |');
     console.log('|---|---|');
-    console.log(`| initial sync of ${VISITS} visits (median of 3) | ${median(initial).toFixed(2)} s (${Math.round(VISITS / median(initial))} docs/s; runs ${initial.map((s) => s.toFixed(2)).join(', ')}) |`);
+    console.log(`| initial sync of ${VISITS} visits (median of 5) | ${median(initial).toFixed(2)} s (${Math.round(VISITS / median(initial))} docs/s; runs ${initial.map((s) => s.toFixed(2)).join(', ')}) |`);
     console.log(`| the same pulled over HTTP without a replica (server share; median of 3) | ${median(pulls).toFixed(2)} s |`);
     console.log(`| bytes on the wire per synced visit: uncompressed / gzip / brotli | ${wire.identity.toFixed(0)} / ${wire.gzip.toFixed(0)} / ${wire.br.toFixed(0)} B (${(wire.identity / wire.gzip).toFixed(1)}x / ${(wire.identity / wire.br).toFixed(1)}x smaller) |`);
     console.log(`| initial sync through a 20 Mbit/s link with 50 ms round trips: uncompressed -> gzip (what the SDK asks for) | ${slowPlain.seconds.toFixed(1)} s (${slowPlain.megabytes.toFixed(1)} MB) -> ${slowCompressed.seconds.toFixed(1)} s (${slowCompressed.megabytes.toFixed(1)} MB) |`);
-    console.log(`| push of 1,000 new + 1,000 edited visits (median of 3) | ${median(pushes).toFixed(2)} s (runs ${pushes.map((s) => s.toFixed(2)).join(', ')}) |`);
+    console.log(`| push of 1,000 new + 1,000 edited visits (median of 5) | ${median(pushes).toFixed(2)} s (runs ${pushes.map((s) => s.toFixed(2)).join(', ')}) |`);
     console.log(`| live latency, commit -> visible in a subscribed replica, 200 writes 20 ms apart | p50 ${live.p50.toFixed(1)} ms, p99 ${live.p99.toFixed(1)} ms, missed ${live.missed} |`);
     console.log(`| same with 100 idle subscribers attached | p50 ${liveIdle.p50.toFixed(1)} ms, p99 ${liveIdle.p99.toFixed(1)} ms, missed ${liveIdle.missed} |`);
+    console.log(`| same with 1,000 idle subscribers attached | p50 ${liveThousand.p50.toFixed(1)} ms, p99 ${liveThousand.p99.toFixed(1)} ms, missed ${liveThousand.missed}; server RSS +${liveThousand.rssGrowthMb.toFixed(0)} MB for the 1,000 streams |`);
     console.log(`| server peak RSS (during initial syncs / whole run) | ${serverRssAfterInitial.toFixed(0)} MB / ${serverRss.toFixed(0)} MB |`);
-    console.log(`| device (bench) process peak RSS | ${clientRss.toFixed(0)} MB |`);
+    console.log(`| device: a process that only syncs the ${device.visits} visits (SDK, RxDB memory storage) | ${device.seconds.toFixed(2)} s, peak RSS ${device.peakRssMb.toFixed(0)} MB |`);
+    console.log(`| bench process peak RSS (every run above) | ${clientRss.toFixed(0)} MB |`);
   } finally {
     await server.stop();
   }

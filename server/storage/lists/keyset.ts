@@ -46,7 +46,7 @@ export async function readPage<T>(q: Queryable, query: PageQuery<T>): Promise<Pa
   const { keys, window, params } = query;
   const where = [...query.where];
   if (window.from) where.push(seekCondition(keys, window.from, window.backward, params));
-  const order = keys.map((k) => `${k.expr} ${k.desc !== window.backward ? 'desc' : 'asc'}`).join(', ');
+  const order = orderBy(keys, window);
   // Keys are read back as text: timestamps keep their microseconds, so the next page starts
   // exactly after the last row instead of repeating or skipping rows that share a millisecond.
   const keyColumns = keys.map((k, i) => `(${k.expr})::text as "_k${i}"`).join(', ');
@@ -62,6 +62,23 @@ export async function readPage<T>(q: Queryable, query: PageQuery<T>): Promise<Pa
   }));
   if (window.backward) page.reverse();
   return { rows: page, more };
+}
+
+/**
+ * The next `rows` rows of `table` in the page's order from where the page starts, as a FROM body
+ * for readPage: a page whose matches are common is found in them, by one walk of the sort index,
+ * instead of gathering every match and sorting it. Fewer matches than a page among them says
+ * nothing about the rest: the caller then reads the page the ordinary way.
+ */
+export function nextRowsInOrder(table: string, where: readonly string[], keys: readonly SortKey[], window: PageWindow, params: Params, rows: number): string {
+  const conditions = [...where];
+  if (window.from) conditions.push(seekCondition(keys, window.from, window.backward, params));
+  const alias = table.split(' ').at(-1)!;
+  return `(select * from ${table} where ${conditions.join(' and ')} order by ${orderBy(keys, window)} limit ${params.add(rows)}) ${alias}`;
+}
+
+function orderBy(keys: readonly SortKey[], window: PageWindow): string {
+  return keys.map((k) => `${k.expr} ${k.desc !== window.backward ? 'desc' : 'asc'}`).join(', ');
 }
 
 /**
