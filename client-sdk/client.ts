@@ -1,7 +1,6 @@
 import type { RxCollection, RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
-import { filter } from 'rxjs/operators';
 import { replicatedResources, type Quote, type Service, type StockMovement } from '../shared/index.js';
 import { createQuote, type QuoteInput } from './actions/quotes.js';
 import type { Replica } from './actions/replica.js';

@@ -1,4 +1,4 @@
-import { columnsOf, type ResourceDef } from '../../shared/index.js';
+import type { ResourceDef } from '../../shared/index.js';
 import type { Queryable } from './db.js';
 import type { RecordTable } from './records.js';
 

@@ -9,7 +9,6 @@ import {
   operationPage,
   requestCancel,
   type BulkOperationRow,
-  type ItemError,
 } from '../../storage/bulk-operations.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { newId } from '../ids.js';
