@@ -1,5 +1,6 @@
 import path from 'node:path';
 import { z } from 'zod';
+import { issueLines } from '../shared/validation.js';
 
 /**
  * Environment -> typed configuration. The only reader of process.env; everything else receives a
@@ -181,7 +182,7 @@ export interface SyncConfig {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const parsed = EnvSchema.safeParse(withoutEmptyValues(env));
   if (!parsed.success) {
-    const problems = parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    const problems = issueLines(parsed.error.issues, '');
     throw new Error(`Invalid configuration:\n  ${problems.join('\n  ')}`);
   }
   const e = parsed.data;

@@ -1,4 +1,5 @@
 /** The shared schema: one definition per resource, and everything derived from it. */
 export * from './errors.js';
+export * from './validation.js';
 export * from './resources/index.js';
 export * from './schema/index.js';

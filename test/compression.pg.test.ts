@@ -115,16 +115,15 @@ describe.each(engines)('compression on %s', (engine) => {
     expect(br.bytes).toBeLessThan(plain.bytes / 2);
   });
 
-  it('the live stream stays live through gzip: each event arrives as it happens, not when a buffer fills', async () => {
+  it('the live stream stays live behind the compressor: sent plain, each event at once', async () => {
     const received: unknown[] = [];
     const parser = createParser({ onEvent: (e) => received.push(JSON.parse(e.data)) });
-    const gunzip = zlib.createGunzip();
-    gunzip.on('data', (chunk: Buffer) => parser.feed(chunk.toString('utf8')));
-    const req = http.get(`${server.url}/sync/stream?collections=customers`, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' } });
+    const req = http.get(`${server.url}/sync/stream?collections=customers`, { headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip, br' } });
     const response = await new Promise<http.IncomingMessage>((resolve) => req.on('response', resolve));
     try {
-      expect(response.headers['content-encoding']).toBe('gzip');
-      response.pipe(gunzip);
+      // A compressor per open stream would hold ~180 KB of zlib state per idle device.
+      expect(response.headers['content-encoding']).toBeUndefined();
+      response.on('data', (chunk: Buffer) => parser.feed(chunk.toString('utf8')));
       await waitFor(() => received.some((e: any) => e.type === 'RESYNC'));
       const started = Date.now();
       ok(await caller(server, token)(`mutation { createCustomer(input: {lastName: "Live"}) { id } }`));

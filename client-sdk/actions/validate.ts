@@ -1,12 +1,11 @@
-import { recordValidator, type ResourceDef } from '../../shared/index.js';
+import { describeIssues, recordValidator, type ResourceDef } from '../../shared/index.js';
 import { badInput } from '../errors.js';
 
 /** Checks a whole document against the shared definition before it is written locally. */
 export function assertValid(resource: ResourceDef, doc: Record<string, unknown>, action: string): void {
   const result = recordValidator(resource).safeParse(doc);
   if (result.success) return;
-  const problems = result.error.issues.map((i) => `${i.path.join('.') || '(input)'}: ${i.message}`);
-  throw badInput(`${action}: ${problems.join('; ')}`);
+  throw badInput(`${action}: ${describeIssues(result.error.issues, { limit: Infinity })}`);
 }
 
 export function assertPositiveInteger(value: unknown, name: string): number {

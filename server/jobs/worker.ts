@@ -6,6 +6,7 @@ import { kindNamed, type ChunkedKind, type ExportKind, type ItemOutcome } from '
 import type { BlobStore } from '../storage/blobs.js';
 import {
   addProgress,
+  setOperationTotal,
   claimNextOperation,
   finishOperation,
   lockOperation,
@@ -180,7 +181,7 @@ export class BulkWorker {
       throw error;
     }
     const rest = count % 5000;
-    await db.query('update bulk_operations set total = $3 where org_id = $1 and id = $2', [job.orgId, job.id, count]);
+    await setOperationTotal(db, job.orgId, job.id, count);
     await addProgress(db, job.orgId, job.id, { processed: rest, succeeded: rest, failed: 0, skipped: 0, errors: [] });
     await finishOperation(db, job.orgId, job.id, 'SUCCEEDED', { resultKey: key });
   }

@@ -169,6 +169,11 @@ export function operationPage(
   });
 }
 
+/** An export learns its total only once it has read every row. */
+export async function setOperationTotal(q: Queryable, orgId: string, id: string, total: number): Promise<void> {
+  await q.query('update bulk_operations set total = $3 where org_id = $1 and id = $2', [orgId, id, total]);
+}
+
 export interface BulkQueueStats {
   /** Operations per status (the table holds one row per started operation: small). */
   byStatus: Record<string, number>;

@@ -8,11 +8,10 @@ import { filter, firstValueFrom } from 'rxjs';
 import { removeRxDatabase } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { createPoolClient } from '../../client-sdk/index.js';
-import { LiveStream } from '../../client-sdk/replication/stream.js';
 import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import { openStore } from '../../server/storage/open.js';
-import { runTs, spawnBuiltServer, waitForOutput } from '../support/child.js';
+import { runTs, spawnBuiltServer, spawnTs, waitForOutput } from '../support/child.js';
 import { seedOrganizationData } from './seed.js';
 import { startThrottledLink } from './throttled-link.js';
 import http from 'node:http';
@@ -208,7 +207,7 @@ async function throttledInitialSync(server: RunningServer, compress: boolean): P
     settle();
     const start = performance.now();
     const r = await replica({ ...server, url: link.url }, ['services']);
-    await r.inSync();
+    await r.client.sync.awaitInSync({ timeoutMs: 180_000 });
     const seconds = (performance.now() - start) / 1000;
     const count = await r.db.collections.services!.count().exec();
     await r.close();
@@ -244,16 +243,8 @@ async function pushOffline(server: RunningServer): Promise<number> {
  */
 async function liveLatency(server: RunningServer, idleSubscribers: number): Promise<{ p50: number; p99: number; missed: number; rssGrowthMb: number }> {
   const rssBefore = await server.rssMb();
-  const idle: LiveStream[] = [];
-  const connected: Promise<void>[] = [];
-  for (let i = 0; i < idleSubscribers; i++) {
-    let alive!: () => void;
-    connected.push(new Promise<void>((resolve) => (alive = resolve)));
-    const s = new LiveStream({ baseUrl: server.url, token: server.officeToken }, { collections: ['services'], onStatus: (up) => up && alive() });
-    s.start();
-    idle.push(s);
-  }
-  await Promise.all(connected);
+  const idle = idleSubscribers ? spawnTs('test/bench/idle-streams.ts', [server.url, server.officeToken, String(idleSubscribers)], {}) : null;
+  if (idle) await waitForOutput(idle, /ready/, 120_000);
   const rssGrowthMb = (await server.rssMb()) - rssBefore;
   const r = await replica(server, ['services']);
   await r.inSync();
@@ -280,9 +271,15 @@ async function liveLatency(server: RunningServer, idleSubscribers: number): Prom
   }
   await Promise.all(pending);
   await r.close();
-  await Promise.all(idle.map((s) => s.close()));
+  if (idle) {
+    idle.kill('SIGTERM');
+    await new Promise((resolve) => idle.once('close', resolve));
+  }
   return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), missed: 200 - latencies.length, rssGrowthMb };
 }
+
+/** Progress on stderr, so a run that stalls says where. */
+const phase = (name: string) => console.error(`[sync bench ${new Date().toISOString().slice(11, 19)}] ${name}`);
 
 export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: string): Promise<void> {
   const server = await startSeededServer(engine, postgresUrl);
@@ -293,12 +290,18 @@ export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: str
     const pulls: number[] = [];
     for (let i = 0; i < 3; i++) pulls.push(await pullOnly(server, 5000));
     // Before the pushes below, which add visits.
+    phase('bytes on the wire');
     const wire = await wireBytesPerVisit(server, 5000);
+    phase('throttled link, uncompressed');
     const slowPlain = await throttledInitialSync(server, false);
+    phase('throttled link, compressed');
     const slowCompressed = await throttledInitialSync(server, true);
+    phase('device process');
     const device = await deviceProcess(server);
+    phase('pushes');
     const pushes: number[] = [];
     for (let i = 0; i < 5; i++) pushes.push(await pushOffline(server));
+    phase('live latency');
     const live = await liveLatency(server, 0);
     const liveIdle = await liveLatency(server, 100);
     const liveThousand = await liveLatency(server, 1000);

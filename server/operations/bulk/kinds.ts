@@ -3,6 +3,8 @@ import Mustache from 'mustache';
 import { z } from 'zod';
 import {
   customerResource,
+  describeIssues,
+  errors,
   inputValidator,
   inventoryItemResource,
   serviceResource,
@@ -79,13 +81,13 @@ async function resolveSelection(
     const found = await table.existingIds(q, orgId, selection.ids);
     const missing = selection.ids.filter((id) => !found.has(id));
     if (missing.length) {
-      throw Object.assign(new Error(`ids: ${missing.length} ${what} not found in your organization (${missing.slice(0, 5).join(', ')})`), { badInput: true });
+      throw errors.badInput(`ids: ${missing.length} ${what} not found in your organization (${missing.slice(0, 5).join(', ')})`);
     }
     return [...new Set(selection.ids)];
   }
   const matched = await selection.match();
   if (matched.length > MAX_BULK_ITEMS * 10) {
-    throw Object.assign(new Error(`the selection matches ${matched.length} ${what}; narrow it`), { badInput: true });
+    throw errors.badInput(`the selection matches ${matched.length} ${what}; narrow it`);
   }
   return matched;
 }
@@ -132,7 +134,7 @@ function patchKind(
     kind,
     async prepare(q, orgId, raw) {
       const { selection, patch } = Request.parse(raw) as { selection: never; patch: Payload };
-      if (!Object.keys(patch).length) throw Object.assign(new Error('patch: change at least one field'), { badInput: true });
+      if (!Object.keys(patch).length) throw errors.badInput('patch: change at least one field');
       const found = await resolve(q, orgId, selection);
       return { payload: { ids: found, patch }, total: found.length };
     },
@@ -165,7 +167,7 @@ const customersCreate: KindDefinition = {
           valid.push({ ...(parsed.data as Partial<Customer>), id: itemRecordId(env.operationId, index) });
           outcomes.push({ ok: true });
         } else {
-          const message = parsed.error.issues.map((i) => `${i.path.join('.') || '(item)'}: ${i.message}`).join('; ');
+          const message = describeIssues(parsed.error.issues, { whole: '(item)', limit: Infinity });
           outcomes.push({ error: { code: 'BAD_USER_INPUT', message } });
         }
       }

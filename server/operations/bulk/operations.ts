@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errors } from '../../../shared/index.js';
+import { describeIssues, errors } from '../../../shared/index.js';
 import {
   BULK_LIST_KEYS,
   BULK_STATUSES,
@@ -72,10 +72,8 @@ async function prepareOrExplain<T>(prepare: () => Promise<T>): Promise<T> {
     return await prepare();
   } catch (error) {
     if (error instanceof z.ZodError) {
-      const problems = error.issues.map((i) => `${i.path.join('.') || '(request)'}: ${i.message}`);
-      throw errors.badInput(`Invalid bulk operation: ${problems.slice(0, 10).join('; ')}`);
+      throw errors.badInput(`Invalid bulk operation: ${describeIssues(error.issues, { whole: '(request)' })}`);
     }
-    if ((error as { badInput?: boolean }).badInput) throw errors.badInput((error as Error).message);
     throw error;
   }
 }

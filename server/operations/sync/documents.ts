@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import { recordValidator, type FieldKind, type ResourceDef } from '../../../shared/index.js';
+import { describeIssues, recordValidator, type FieldKind, type ResourceDef } from '../../../shared/index.js';
 import type { Doc } from './merge.js';
 
 /**
@@ -34,8 +34,7 @@ export function parseDocument(resource: ResourceDef, raw: unknown): ParsedDocume
   const body = Object.fromEntries(Object.entries(input).filter(([k]) => !BOOKKEEPING.includes(k)));
   const result = pushValidator(resource).safeParse(body);
   if (!result.success) {
-    const problems = result.error.issues.map((i) => `${i.path.join('.') || '(document)'}: ${i.message}`);
-    return { ok: false, reason: `invalid document: ${problems.slice(0, 5).join('; ')}` };
+    return { ok: false, reason: `invalid document: ${describeIssues(result.error.issues, { whole: '(document)', limit: 5 })}` };
   }
   return { ok: true, doc: withoutServerFields(resource, result.data as Doc), deleted };
 }

@@ -21,7 +21,8 @@ export function compressResponses(): RequestHandler {
 
 /**
  * A compressor holds small writes until its buffer fills; an event stream must reach the device
- * now, so each event is flushed through it (a no-op when the response is not compressed).
+ * now, so each event is flushed through it. The sync stream is sent uncompressed (see its route),
+ * which makes this a no-op there today; it keeps the stream live if that ever changes.
  */
 export function writeNow(res: Response, text: string): void {
   res.write(text);
