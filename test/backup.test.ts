@@ -89,7 +89,10 @@ describe('backup and restore of the embedded store', () => {
     }
   }, 60_000);
 
-  it('refuses a file that is not a backup, and points PostgreSQL users to pg_dump', async () => {
+  it('refuses a file that is not a backup, a missing --out, and points PostgreSQL users to pg_dump', async () => {
+    const noTarget = await admin('backup');
+    expect(noTarget.code).toBe(1);
+    expect(noTarget.stderr).toContain('--out FILE is required');
     const bogus = path.join(root, 'bogus.tar.gz');
     fs.writeFileSync(bogus, 'not a tarball');
     const refused = await admin('restore', '--from', bogus);
