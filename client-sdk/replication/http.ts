@@ -43,6 +43,32 @@ export function deadlineSignal(endpoint: Pick<SyncEndpoint, 'signal'>, timeoutMs
   return endpoint.signal ? AbortSignal.any([endpoint.signal, timeout]) : timeout;
 }
 
+/**
+ * `work`, unless `signal` aborts first. Node 20's fetch (undici 6) can leave a body read pending
+ * forever when its request is aborted while the body streams, on a loaded machine
+ * (nodejs/undici#4232, #4089). A deadline or a close() must end the call all the same.
+ */
+export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) {
+    work.catch(() => undefined);
+    return Promise.reject(signal.reason);
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
 /** Names a deadline as one, so status shows "timed out" rather than a bare abort. */
 export function describeFailure(error: unknown, timeoutMs: number): Error {
   if (error instanceof DOMException && error.name === 'TimeoutError') return new Error(`no answer within ${timeoutMs} ms`);
@@ -53,14 +79,15 @@ async function call<T>(endpoint: SyncEndpoint, path: string, init: RequestInit =
   const timeoutMs = endpoint.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let status = 0;
   let text: string;
+  const signal = deadlineSignal(endpoint, timeoutMs);
   try {
     const res = await (endpoint.fetch ?? fetch)(`${endpoint.baseUrl}${path}`, {
       ...init,
-      signal: deadlineSignal(endpoint, timeoutMs),
+      signal,
       headers: { authorization: `Bearer ${endpoint.token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
     });
     status = res.status;
-    text = await res.text();
+    text = await untilAborted(res.text(), signal);
     if (res.ok) return JSON.parse(text) as T;
   } catch (error) {
     throw describeFailure(error, timeoutMs);

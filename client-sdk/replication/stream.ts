@@ -1,6 +1,6 @@
 import { createParser } from 'eventsource-parser';
 import { Subject, type Observable } from 'rxjs';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type Checkpoint, type SyncEndpoint } from './http.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, untilAborted, type Checkpoint, type SyncEndpoint } from './http.js';
 
 /**
  * One Server-Sent-Events connection per client carrying every collection's changes (parsed with
@@ -147,7 +147,7 @@ export class LiveStream {
     alive();
     try {
       for (;;) {
-        const { done, value } = await reader.read();
+        const { done, value } = await untilAborted(reader.read(), abort.signal);
         if (done) break;
         alive();
         parser.feed(decoder.decode(value, { stream: true }));
@@ -156,7 +156,8 @@ export class LiveStream {
       throw abort.signal.reason instanceof Error ? abort.signal.reason : error;
     } finally {
       clearTimeout(watchdog);
-      reader.releaseLock();
+      // A read may still be pending (see untilAborted): cancel it, without waiting on it either.
+      void reader.cancel().catch(() => undefined);
     }
   }
 

@@ -1,6 +1,6 @@
 import type { RxCollection } from 'rxdb';
 import { BehaviorSubject } from 'rxjs';
-import { deadlineSignal, describeFailure, type SyncEndpoint } from '../replication/http.js';
+import { deadlineSignal, describeFailure, untilAborted, type SyncEndpoint } from '../replication/http.js';
 
 /**
  * Photos taken offline wait here, in a local collection of the replica (so the queue survives a
@@ -116,14 +116,15 @@ export class PhotoUploader {
     if (photo.caption) form.append('caption', photo.caption);
     const bytes = base64ToBytes(photo.data);
     form.append('file', new Blob([bytes], { type: photo.contentType }), `${photo.id}`);
+    const signal = deadlineSignal(this.endpoint, this.timeoutMs);
     try {
       const res = await (this.endpoint.fetch ?? fetch)(`${this.endpoint.baseUrl}/${photo.parent}/${encodeURIComponent(photo.parentId)}/photos`, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.endpoint.token}` },
         body: form,
-        signal: deadlineSignal(this.endpoint, this.timeoutMs),
+        signal,
       });
-      await res.arrayBuffer().catch(() => undefined);
+      await untilAborted(res.arrayBuffer(), signal).catch(() => undefined);
       if (res.ok) {
         this.onResult(true);
         return 'done';
