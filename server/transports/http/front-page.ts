@@ -66,7 +66,15 @@ function explorerPage(): string {
   return `<link rel="stylesheet" href="/explorer/${bundle.css}"><div id="explorer"></div><script type="module" src="/explorer/${bundle.js}"></script>`;
 }
 
+let bundle: { js: string; css: string } | null = null;
+
+/** The built explorer's file names, found once (looked for again while it is not built yet). */
 function explorerBundle(): { js: string; css: string } | null {
+  bundle ??= findExplorerBundle();
+  return bundle;
+}
+
+function findExplorerBundle(): { js: string; css: string } | null {
   let files: string[];
   try {
     files = fs.readdirSync(EXPLORER_DIR);

@@ -3,7 +3,7 @@ import { Router, type Request, type RequestHandler } from 'express';
 import { errors } from '../../../shared/index.js';
 import client from 'prom-client';
 import type { LiveFeed } from '../../operations/sync/live-feed.js';
-import { bulkQueueStats } from '../../storage/bulk-operations.js';
+import { bulkQueueStats, type BulkQueueStats } from '../../storage/bulk-operations.js';
 import type { Database } from '../../storage/db.js';
 
 /**
@@ -129,6 +129,9 @@ function routeTemplate(req: Request): string {
 
 /** Values read when Prometheus scrapes: live subscribers, LISTEN reconnects, bulk queue, pool, memory. */
 function registerGauges(registry: client.Registry, { db, feed }: MetricSources): void {
+  // Both bulk gauges are collected in one scrape: they share one query.
+  let bulk: Promise<BulkQueueStats> | null = null;
+  const bulkStats = () => (bulk ??= bulkQueueStats(db).finally(() => setImmediate(() => (bulk = null))));
   new client.Gauge({
     name: 'pool_live_subscribers',
     help: 'Open live sync subscriptions in this process',
@@ -152,7 +155,7 @@ function registerGauges(registry: client.Registry, { db, feed }: MetricSources):
     labelNames: ['status'],
     registers: [registry],
     async collect() {
-      const stats = await bulkQueueStats(db);
+      const stats = await bulkStats();
       for (const [status, count] of Object.entries(stats.byStatus)) this.set({ status }, count);
     },
   });
@@ -161,7 +164,7 @@ function registerGauges(registry: client.Registry, { db, feed }: MetricSources):
     help: 'How long the oldest queued bulk operation has waited',
     registers: [registry],
     async collect() {
-      this.set((await bulkQueueStats(db)).oldestQueuedSeconds);
+      this.set((await bulkStats()).oldestQueuedSeconds);
     },
   });
   new client.Gauge({
