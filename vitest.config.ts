@@ -10,6 +10,7 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
+    globalSetup: ['test/support/build-app.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: more workers than that only adds contention between PGlite instances.

@@ -11,6 +11,7 @@ import { allowOrigins } from './transports/http/cors.js';
 import { answerWithin } from './transports/http/deadline.js';
 import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './transports/http/errors.js';
 import { frontPageRoutes } from './transports/http/front-page.js';
+import { officeAppRoutes } from './transports/http/office-app.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
 import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks } from './transports/http/file-links.js';
@@ -75,6 +76,7 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   app.use(healthRoutes(db, lifecycle));
   app.use(metricsRoute(metrics, config.http.metricsToken));
   app.use(frontPageRoutes());
+  app.use(officeAppRoutes());
   app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
   app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes));
   app.use(downloadRoute(blobs, links));

@@ -8,6 +8,7 @@ import { createMessenger } from './jobs/messenger.js';
 import { BulkWorker } from './jobs/worker.js';
 import { startReceiptPruning } from './jobs/receipt-pruner.js';
 import { seedDemoOrganization } from './seed.js';
+import type { BlobStore } from './storage/blobs.js';
 import type { Database } from './storage/db.js';
 import { openBlobStore } from './storage/open-blobs.js';
 import { openStore } from './storage/open.js';
@@ -27,7 +28,7 @@ async function main(): Promise<void> {
   const blobs = await openBlobStore(config.files, config.dataDir);
   const secret = config.files.urlSecret ?? (await sharedSecret(db, 'file-links'));
   const links = fileLinks(secret, config.files.urlTtlSeconds);
-  if (config.seedDemoOrg) await printDemoToken(db);
+  if (config.seedDemoOrg) await printDemoToken(db, blobs);
   const feed = new LiveFeed(db, config.sync, (error) => logger.error({ err: error }, 'live feed read failed'));
   await feed.start();
   const messenger = createMessenger(config.bulk);
@@ -47,15 +48,17 @@ async function main(): Promise<void> {
   const files = config.files.s3 ? `s3 (${config.files.s3.endPoint}/${config.files.s3.bucket})` : 'local';
   logger.info({ engine, files, url: `http://${config.host}:${port}` }, 'server listening');
   console.log(`Pool service listening on http://${config.host}:${port} (store: ${engine}; files: ${files})`);
+  console.log(`Office app: http://${config.host}:${port}/app`);
 }
 
-async function printDemoToken(db: Database): Promise<void> {
-  const demo = await seedDemoOrganization(db);
+async function printDemoToken(db: Database, blobs: BlobStore): Promise<void> {
+  const demo = await seedDemoOrganization(db, blobs);
   if (!demo) return;
   console.log(
     [
       '',
-      `Created the demo organization "${demo.organization.name}" (id ${demo.organization.id}).`,
+      `Created the demo organization "${demo.organization.name}" (id ${demo.organization.id}),`,
+      `with ${demo.data.customers} customers, ${demo.data.visits} visits and ${demo.data.technicians} technicians of sample data.`,
       'Its ADMIN token is shown this once; keep it:',
       '',
       `  ${demo.token}`,

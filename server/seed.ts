@@ -1,12 +1,18 @@
+import type { BlobStore } from './storage/blobs.js';
 import type { Database } from './storage/db.js';
 import { countOrganizations } from './storage/organizations.js';
 import { provisionOrganization, type ProvisionedOrganization } from './operations/organization.js';
+import { addDemoData, type DemoData } from './demo-data.js';
 
 /**
- * On the first start of an empty store, creates a demo organization so the server is usable at
- * once. Returns what it created (the caller prints the token), or null when the store had data.
+ * On the first start of an empty store, creates a demo organization with sample data so the
+ * server and the office app are usable at once. Returns what it created (the caller prints the
+ * token), or null when the store had data.
  */
-export async function seedDemoOrganization(db: Database): Promise<ProvisionedOrganization | null> {
+export async function seedDemoOrganization(db: Database, blobs: BlobStore): Promise<(ProvisionedOrganization & { data: DemoData }) | null> {
   if ((await countOrganizations(db)) > 0) return null;
-  return provisionOrganization(db, { name: 'Demo Pool Service' });
+  const demo = await provisionOrganization(db, { name: 'Demo Pool Service' });
+  const viewer = { orgId: demo.organization.id, userId: demo.apiToken.userId, role: 'ADMIN' as const, tokenId: demo.apiToken.id };
+  const data = await addDemoData({ db, blobs, viewer });
+  return { ...demo, data };
 }

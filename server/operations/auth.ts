@@ -7,12 +7,13 @@ import {
   findToken,
   insertToken,
   listTokens,
+  listUsers,
   revokeToken,
   touchToken,
   users,
   type TokenWithRole,
 } from '../storage/tokens.js';
-import { requireRole, type OperationContext, type Viewer } from './context.js';
+import { OFFICE_ROLES, requireRole, type OperationContext, type Viewer } from './context.js';
 import { newId } from './ids.js';
 import { parseInput } from './input.js';
 
@@ -98,4 +99,11 @@ export async function currentUser(ctx: OperationContext) {
   const user = await users.findById(ctx.db, ctx.viewer.orgId, ctx.viewer.userId);
   if (!user) throw errors.unauthenticated('The user of this token no longer exists');
   return user;
+}
+
+/** The organization's people (technicians for the dispatch board, the office); not for technicians. */
+export async function listOrganizationUsers(ctx: OperationContext, role: unknown) {
+  requireRole(ctx.viewer, OFFICE_ROLES, 'list users');
+  const wanted = role == null ? null : parseInput(z.enum(ROLES), role);
+  return listUsers(ctx.db, ctx.viewer.orgId, wanted);
 }

@@ -1,4 +1,4 @@
-import { apiTokenResource, userResource, type ApiToken, type Role } from '../../shared/index.js';
+import { apiTokenResource, userResource, type ApiToken, type Role, type User } from '../../shared/index.js';
 import type { Queryable } from './db.js';
 import { recordTable } from './records.js';
 
@@ -63,6 +63,15 @@ export async function listTokens(q: Queryable, orgId: string): Promise<TokenWith
 export async function findToken(q: Queryable, orgId: string, id: string): Promise<TokenWithRole | null> {
   const { rows } = await q.query(`${TOKEN_WITH_ROLE} where t.org_id = $1 and t.id = $2`, [orgId, id]);
   return rows[0] ? toTokenWithRole(rows[0]) : null;
+}
+
+/** The organization's users, by name; only those with `role` when given. */
+export async function listUsers(q: Queryable, orgId: string, role: Role | null): Promise<User[]> {
+  const { rows } = await q.query(
+    `select ${users.selectList()} from users where org_id = $1 and ($2::text is null or role = $2) order by name, id`,
+    [orgId, role],
+  );
+  return rows.map((row) => users.toRecord(row));
 }
 
 /** The channel that tells every server process a token was revoked (payload: the token id). */

@@ -5,6 +5,19 @@ import { QuotePhotoShape } from './photos.js';
 export const QUOTE_STATUSES = ['DRAFT', 'SENT', 'ACCEPTED', 'DECLINED', 'EXPIRED'] as const;
 export type QuoteStatus = (typeof QUOTE_STATUSES)[number];
 
+/**
+ * The quote state machine, shared by the server (which enforces it) and the office app (which
+ * offers only the moves it allows). DRAFT is the only editable state; a SENT quote is answered by
+ * the customer (ACCEPTED, DECLINED) or runs out (EXPIRED). Terminal states do not move.
+ */
+export const QUOTE_TRANSITIONS: Readonly<Record<QuoteStatus, readonly QuoteStatus[]>> = {
+  DRAFT: ['SENT'],
+  SENT: ['ACCEPTED', 'DECLINED', 'EXPIRED'],
+  ACCEPTED: [],
+  DECLINED: [],
+  EXPIRED: [],
+};
+
 export const QuoteLineItemShape = defineShape('QuoteLineItem', {
   id: f.id(),
   description: f.string().max(2000),

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import * as z from 'zod';
 import type { FieldKind, FieldMap, FieldMeta } from './fields.js';
 import { writableFields, type InputOptions, type ResourceDef } from './resource.js';
 

@@ -40,6 +40,8 @@ export interface TestServerOptions {
   worker: Partial<Omit<WorkerOptions, 'db' | 'blobs' | 'logger' | 'messenger'>> & { smtpUrl?: string; smsWebhookUrl?: string };
   /** The HTTP edge (CORS, compression, limits, metrics); the production defaults unless given. */
   http: Partial<HttpConfig>;
+  /** Listen on this port (e.g. a server started again where a stopped one was); default any free port. */
+  port: number;
 }
 
 export const TEST_FILE_SECRET = 'file-link-secret-for-tests-only-0123456789';
@@ -81,7 +83,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
     logger,
   });
   const server: Server = await new Promise((resolve) => {
-    const s = app.listen(0, '127.0.0.1', () => resolve(s));
+    const s = app.listen(options.port ?? 0, '127.0.0.1', () => resolve(s));
   });
   // Longer than any pause in a test or benchmark, so a pooled client connection is never closed by
   // the server just as the client reuses it (Node's 5 s default races with undici's keep-alive).

@@ -119,8 +119,10 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
     kind: 'documents',
     writers: EVERYONE,
     references: [CUSTOMER, SERVICE_TYPE],
-    async onInsert(_ctx, _tx, doc) {
-      return { ...doc, dateEmailed: null, dateTexted: null };
+    // A technician's new visit is theirs unless it names someone (as createService does).
+    async onInsert(ctx, _tx, doc) {
+      const own = ctx.viewer.role === 'TECHNICIAN' ? ctx.viewer.userId : null;
+      return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, dateEmailed: null, dateTexted: null };
     },
   },
   { name: 'quotes', resource: quoteResource, table: table(quotes), kind: 'documents', writers: EVERYONE, ...quoteRules },

@@ -1,8 +1,9 @@
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import express, { Router, type Request, type Response } from 'express';
+import { Router, type Request, type Response } from 'express';
 import { marked } from 'marked';
+import { builtBundle, immutableFiles } from './bundles.js';
 
 /**
  * What a person (or a curious client) finds at the server's root:
@@ -14,6 +15,7 @@ import { marked } from 'marked';
 export const PROJECT_ROOT = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
 const EXPLORER_DIR = path.join(PROJECT_ROOT, 'server', 'dist', 'explorer');
 const NAME = 'Pool service API';
+const explorerBundle = builtBundle(EXPLORER_DIR, 'explorer');
 
 export function frontPageRoutes(): Router {
   const router = Router();
@@ -33,7 +35,7 @@ export function frontPageRoutes(): Router {
     sendHtml(res, 'GraphQL explorer', explorerPage(), 'explorer-page');
   });
   // Bundles are named by their content hash: cached for a year, replaced by a new name on change.
-  router.use('/explorer', express.static(EXPLORER_DIR, { immutable: true, maxAge: '365d', index: false }));
+  router.use('/explorer', immutableFiles(EXPLORER_DIR));
   return router;
 }
 
@@ -48,6 +50,7 @@ function homePage(version: string): string {
   <p>The offline-first backend for pool-service businesses: technicians' devices sync visits,
   readings, photos and stock use through it; the office and third parties use its GraphQL and REST API.</p>
   <ul>
+    <li><a href="/app">Office app</a>: the dispatch board, customers, quotes, inventory and settings (sign in with a token).</li>
     <li><a href="/graphql">GraphQL explorer</a>: paste an API token and run queries against <code>POST /graphql</code>.</li>
     <li><a href="/docs">Documentation</a>: configuration, the sync protocol, REST endpoints, operations.</li>
     <li><a href="/healthz"><code>/healthz</code></a> and <a href="/readyz"><code>/readyz</code></a>: liveness and readiness.</li>
@@ -64,26 +67,6 @@ function explorerPage(): string {
       (<code>npm start</code> does it), then reload. The API itself answers <code>POST /graphql</code> meanwhile.</p></main>`;
   }
   return `<link rel="stylesheet" href="/explorer/${bundle.css}"><div id="explorer"></div><script type="module" src="/explorer/${bundle.js}"></script>`;
-}
-
-let bundle: { js: string; css: string } | null = null;
-
-/** The built explorer's file names, found once (looked for again while it is not built yet). */
-function explorerBundle(): { js: string; css: string } | null {
-  bundle ??= findExplorerBundle();
-  return bundle;
-}
-
-function findExplorerBundle(): { js: string; css: string } | null {
-  let files: string[];
-  try {
-    files = fs.readdirSync(EXPLORER_DIR);
-  } catch {
-    return null;
-  }
-  const js = files.find((f) => /^explorer-\w+\.js$/.test(f));
-  const css = files.find((f) => /^explorer-\w+\.css$/.test(f));
-  return js && css ? { js, css } : null;
 }
 
 let readme: string | null = null;

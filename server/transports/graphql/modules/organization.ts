@@ -2,6 +2,7 @@ import {
   createApiToken,
   currentUser,
   listApiTokens,
+  listOrganizationUsers,
   revokeApiToken,
 } from '../../../operations/auth.js';
 import {
@@ -21,6 +22,8 @@ export const typeDefs = /* GraphQL */ `
     viewer: Viewer!
     "Every API token of the organization, revoked ones included (ADMIN only)."
     apiTokens: [ApiToken!]!
+    "The organization's users by name, only those with the role when given (ADMIN, OFFICE, API)."
+    users(role: Role): [User!]!
   }
 
   type Mutation {
@@ -78,6 +81,7 @@ export const resolvers: Resolvers = {
     organization: (_: unknown, __: unknown, ctx: GraphQLContext) => getOrganization(ctx),
     viewer: (_: unknown, __: unknown, ctx: GraphQLContext) => ({ role: ctx.viewer.role }),
     apiTokens: (_: unknown, __: unknown, ctx: GraphQLContext) => listApiTokens(ctx),
+    users: (_: unknown, { role }: Args<unknown>, ctx: GraphQLContext) => listOrganizationUsers(ctx, role),
   },
   Mutation: {
     updateOrganization: (_: unknown, { input }: Args<unknown>, ctx: GraphQLContext) =>

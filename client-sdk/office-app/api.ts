@@ -1,0 +1,63 @@
+/**
+ * The office app's calls to the server beyond sync: GraphQL operations (where the server's rules
+ * decide, e.g. quote numbers and transitions) and the REST uploads. Errors arrive as ApiError with
+ * the server's code, so a screen can say what went wrong in words.
+ */
+export class ApiError extends Error {
+  constructor(
+    message: string,
+    readonly code: string,
+  ) {
+    super(message);
+    this.name = 'ApiError';
+  }
+}
+
+export interface Api {
+  graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  rest<T = any>(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
+  /** multipart/form-data POST of one file (and text fields), as the upload endpoints take it. */
+  upload<T = any>(path: string, file: Blob, fields?: Record<string, string>): Promise<T>;
+}
+
+/** REST errors are `{error: {code, message}}`; GraphQL ones `{errors: [{message, extensions: {code}}]}`. */
+interface ErrorBody {
+  error?: { code: string; message: string };
+  errors?: { message: string; extensions?: { code?: string } }[];
+}
+
+export function createApi(baseUrl: string, token: string): Api {
+  const headers = { authorization: `Bearer ${token}` };
+  async function send<T>(path: string, init: RequestInit): Promise<T> {
+    let response: Response;
+    try {
+      response = await fetch(`${baseUrl}${path}`, { ...init, headers: { ...headers, ...init.headers } });
+    } catch {
+      throw new ApiError('The server cannot be reached. Check the connection and try again.', 'OFFLINE');
+    }
+    const body = (await response.json().catch(() => null)) as ErrorBody | null;
+    if (response.ok) return body as T;
+    const error = body?.error ?? { message: body?.errors?.[0]?.message, code: body?.errors?.[0]?.extensions?.code };
+    throw new ApiError(error.message ?? `The server answered ${response.status}`, error.code ?? `HTTP_${response.status}`);
+  }
+  return {
+    async graphql(query, variables) {
+      const body = await send<{ data?: any; errors?: { message: string; extensions?: { code?: string } }[] }>('/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+        body: JSON.stringify({ query, variables }),
+      });
+      const first = body.errors?.[0];
+      if (first) throw new ApiError(first.message, first.extensions?.code ?? 'ERROR');
+      return body.data;
+    },
+    rest: (method, path, body, extra = {}) =>
+      send(path, body === undefined ? { method, headers: extra } : { method, headers: { ...extra, 'content-type': 'application/json' }, body: JSON.stringify(body) }),
+    upload(path, file, fields = {}) {
+      const form = new FormData();
+      for (const [name, value] of Object.entries(fields)) form.append(name, value);
+      form.append('file', file);
+      return send(path, { method: 'POST', body: form });
+    },
+  };
+}

@@ -1,0 +1,110 @@
+import { useEffect, useState } from 'react';
+import { SyncBar } from './components/sync-bar.js';
+import { SessionContext } from './hooks.js';
+import { href, useRoute, type Route } from './route.js';
+import { BoardScreen } from './screens/board.js';
+import { BulkScreen } from './screens/bulk.js';
+import { ConflictsScreen } from './screens/conflicts.js';
+import { CustomerScreen } from './screens/customer.js';
+import { CustomersScreen } from './screens/customers.js';
+import { InventoryScreen } from './screens/inventory.js';
+import { QuoteScreen } from './screens/quote.js';
+import { QuotesScreen } from './screens/quotes.js';
+import { SettingsScreen } from './screens/settings.js';
+import { SignInScreen } from './screens/sign-in.js';
+import { VisitScreen } from './screens/visit.js';
+import { closeSession, openSession, storedToken, type Session } from './session.js';
+
+/** The sections of the app, in the order of the navigation bar. */
+const SECTIONS = [
+  ['board', 'Dispatch board'],
+  ['customers', 'Customers'],
+  ['quotes', 'Quotes'],
+  ['inventory', 'Inventory'],
+  ['conflicts', 'Sync conflicts'],
+  ['bulk', 'Bulk operations'],
+  ['settings', 'Settings'],
+] as const;
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [restoring, setRestoring] = useState(() => storedToken() !== null);
+  const [signInError, setSignInError] = useState<string | null>(null);
+
+  async function signIn(token: string): Promise<void> {
+    setSignInError(null);
+    try {
+      setSession(await openSession(token));
+    } catch (error) {
+      setSignInError((error as Error).message);
+    }
+  }
+
+  useEffect(() => {
+    const token = storedToken();
+    if (token) void signIn(token).finally(() => setRestoring(false));
+  }, []);
+
+  if (restoring && !session) return <p className="loading">Opening the replica…</p>;
+  if (!session) return <SignInScreen onSignIn={signIn} error={signInError} />;
+  const signOut = async () => {
+    await closeSession(session);
+    setSession(null);
+  };
+  return (
+    <SessionContext.Provider value={session}>
+      <Shell onSignOut={signOut} />
+    </SessionContext.Provider>
+  );
+}
+
+function Shell({ onSignOut }: { onSignOut: () => void }) {
+  const route = useRoute();
+  return (
+    <div className="shell">
+      <SyncBar onSignOut={onSignOut} />
+      <nav aria-label="Sections">
+        <ul>
+          {SECTIONS.map(([screen, label]) => (
+            <li key={screen}>
+              <a href={href(screen)} aria-current={sectionOf(route) === screen ? 'page' : undefined}>
+                {label}
+              </a>
+            </li>
+          ))}
+        </ul>
+      </nav>
+      <main id="content">
+        <Screen route={route} />
+      </main>
+    </div>
+  );
+}
+
+/** A visit's page belongs to the board, a customer's to customers. */
+const sectionOf = (route: Route) => (route.screen === 'visit' ? 'board' : route.screen === 'customer' ? 'customers' : route.screen === 'quote' ? 'quotes' : route.screen);
+
+function Screen({ route }: { route: Route }) {
+  switch (route.screen) {
+    case 'customers':
+      return <CustomersScreen />;
+    case 'customer':
+      return <CustomerScreen id={route.id!} />;
+    case 'visit':
+      return <VisitScreen id={route.id!} />;
+    case 'quotes':
+      return <QuotesScreen />;
+    case 'quote':
+      return <QuoteScreen id={route.id!} />;
+    case 'inventory':
+      return <InventoryScreen />;
+    case 'conflicts':
+      return <ConflictsScreen />;
+    case 'bulk':
+      return <BulkScreen />;
+    case 'settings':
+      return <SettingsScreen />;
+    default:
+      return <BoardScreen />;
+  }
+}

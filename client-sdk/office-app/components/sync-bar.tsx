@@ -1,0 +1,56 @@
+import type { Organization } from '../../../shared/index.js';
+import { useDocs, useGraphQL, useObservable, useSession } from '../hooks.js';
+import { href } from '../route.js';
+import { conflictsSeenSince } from '../screens/conflicts.js';
+import { time } from '../format.js';
+
+/**
+ * The header: the organization's name and logo, and sync state always in view: connected or
+ * not, changes waiting for the server, when the replica last synced, conflicts to review.
+ */
+export function SyncBar({ onSignOut }: { onSignOut: () => void }) {
+  const { client, viewer } = useSession();
+  const status = useObservable(() => client.sync.status$, null, [client]);
+  const organization = useDocs<Organization>('organization', {}, [])?.[0];
+  const logo = useGraphQL<{ organization: { logo: string | null } }>(`query OfficeLogo { organization { logo } }`, undefined, [organization?.updatedAt]);
+  const conflicts = useGraphQL<{ syncConflicts: { edges: unknown[] } }>(
+    `query OfficeConflictCount($since: DateTime) { syncConflicts(filter: {since: $since}, first: 100) { edges { cursor } } }`,
+    { since: conflictsSeenSince() },
+    [status?.lastSyncedAt],
+  );
+  const toReview = conflicts.data?.syncConflicts.edges.length ?? 0;
+  const pending = (status?.pendingPushes ?? 0) + (status?.pendingPhotoUploads ?? 0);
+  return (
+    <header className="sync-bar">
+      <div className="brand">
+        {logo.data?.organization.logo && <img src={logo.data.organization.logo} alt="" className="logo" />}
+        <span className="org-name">{organization?.name ?? viewer.organization.name}</span>
+      </div>
+      <ul className="sync-state" aria-label="Sync state" aria-live="polite">
+        <li className={status?.online ? 'online' : 'offline'} data-testid="connection">
+          {status?.online ? 'Online' : 'Offline'}
+        </li>
+        <li data-testid="pending">{pending === 0 ? 'All changes saved' : `${pending} change${pending === 1 ? '' : 's'} waiting to sync`}</li>
+        <li data-testid="last-synced">Last synced {status?.lastSyncedAt ? time(status.lastSyncedAt) : 'never'}</li>
+        <li>
+          <a href={href('conflicts')} data-testid="conflict-count">
+            {toReview === 0 ? 'No conflicts' : `${toReview}${toReview === 100 ? '+' : ''} conflict${toReview === 1 ? '' : 's'} to review`}
+          </a>
+        </li>
+      </ul>
+      <div className="who">
+        <span>
+          {viewer.user.name} ({viewer.role.toLowerCase()})
+        </span>
+        <button type="button" className="link" onClick={onSignOut}>
+          Sign out
+        </button>
+      </div>
+      {status?.lastError && /revoked|bearer token/i.test(status.lastError) && (
+        <p role="alert" className="error banner">
+          The server no longer accepts this token (revoked?). Sign out and sign in with a valid one.
+        </p>
+      )}
+    </header>
+  );
+}

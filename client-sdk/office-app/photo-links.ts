@@ -1,0 +1,47 @@
+import { useEffect, useState } from 'react';
+import type { Service } from '../../shared/index.js';
+import { useSession } from './hooks.js';
+
+/**
+ * Signed links to visit photos. Replicas hold photo metadata only (a link expires, so none is
+ * stored); the links come from the server for the photos whose bytes have arrived (`size` set),
+ * asked again whenever that set changes. Offline there are none, and screens say so.
+ */
+const LINKS = `query OfficePhotoLinks($ids: [ID!], $first: Int!) {
+  infiniteServices(first: $first, selector: {filters: {id: {in: $ids}}}) { edges { node { id photos { id url } } } }
+}`;
+const PAGE = 100;
+
+export function usePhotoLinks(visits: readonly Service[] | null): Map<string, string> {
+  const { api } = useSession();
+  const [links, setLinks] = useState(() => new Map<string, string>());
+  const withPhotos = (visits ?? []).filter((v) => v.photos.some((p) => p.size != null));
+  const key = withPhotos.map((v) => `${v.id}:${v.photos.filter((p) => p.size != null).map((p) => p.id).join('+')}`).sort().join();
+  useEffect(() => {
+    if (!key) return;
+    let current = true;
+    const ids = withPhotos.map((v) => v.id);
+    const pages = [];
+    for (let i = 0; i < ids.length; i += PAGE) pages.push(ids.slice(i, i + PAGE));
+    Promise.all(pages.map((page) => api.graphql<Answer>(LINKS, { ids: page, first: PAGE }))).then(
+      (answers) => {
+        if (!current) return;
+        const next = new Map<string, string>();
+        for (const edge of answers.flatMap((a) => a.infiniteServices.edges)) {
+          for (const photo of edge.node.photos) if (photo.url) next.set(photo.id, photo.url);
+        }
+        setLinks(next);
+      },
+      () => {}, // offline: the screens show that photos need a connection
+    );
+    return () => {
+      current = false;
+    };
+    // eslint-disable-next-line react-hooks/exhaustive-deps
+  }, [api, key]);
+  return links;
+}
+
+interface Answer {
+  infiniteServices: { edges: { node: { id: string; photos: { id: string; url: string | null }[] } }[] };
+}

@@ -1,0 +1,148 @@
+import { useState } from 'react';
+import { dateTime } from '../format.js';
+import { useGraphQL } from '../hooks.js';
+import { href } from '../route.js';
+
+/**
+ * What sync decided for people: every value a merge overwrote (which value was kept, which lost,
+ * by which rule, pushed by whom), and the documents it could not accept (the quarantine).
+ * "Mark all reviewed" moves the header's count on; the log itself stays.
+ */
+const SEEN_KEY = 'pool-office-conflicts-seen';
+
+export function conflictsSeenSince(): string | null {
+  return localStorage.getItem(SEEN_KEY);
+}
+
+interface Conflict {
+  id: string;
+  collection: string;
+  documentId: string;
+  field: string;
+  keptValue: unknown;
+  lostValue: unknown;
+  rule: string;
+  pushedBy: string | null;
+  createdAt: string;
+}
+
+interface Quarantined {
+  id: string;
+  collection: string;
+  documentId: string;
+  document: unknown;
+  reason: string;
+  createdAt: string;
+}
+
+const LOG = `query OfficeConflicts {
+  syncConflicts(first: 100) { edges { node { id collection documentId field keptValue lostValue rule pushedBy createdAt } } }
+  syncQuarantine(first: 100) { edges { node { id collection documentId document reason createdAt } } }
+  users { id name }
+}`;
+
+const SCREEN_OF: Record<string, string> = { services: 'visit', customers: 'customer', quotes: 'quote' };
+
+export function ConflictsScreen() {
+  const [seen, setSeen] = useState(conflictsSeenSince());
+  const log = useGraphQL<{
+    syncConflicts: { edges: { node: Conflict }[] };
+    syncQuarantine: { edges: { node: Quarantined }[] };
+    users: { id: string; name: string }[];
+  }>(LOG, undefined, []);
+  const userName = (id: string | null) => log.data?.users.find((u) => u.id === id)?.name ?? 'unknown user';
+  const markReviewed = () => {
+    const now = new Date().toISOString();
+    localStorage.setItem(SEEN_KEY, now);
+    setSeen(now);
+  };
+  if (!log.data) return <p className={log.error ? 'error' : 'loading'}>{log.error ?? 'Loading…'}</p>;
+  const conflicts = log.data.syncConflicts.edges.map((e) => e.node);
+  const quarantine = log.data.syncQuarantine.edges.map((e) => e.node);
+  return (
+    <section aria-labelledby="conflicts-title">
+      <div className="toolbar">
+        <h1 id="conflicts-title">Sync conflicts</h1>
+        <button type="button" onClick={log.reload}>
+          Refresh
+        </button>
+        <button type="button" onClick={markReviewed}>
+          Mark all reviewed
+        </button>
+      </div>
+      <p>When a device and the office (or two people) change the same field before syncing, the server keeps one value by the field's owner and logs the other here.</p>
+      {conflicts.length === 0 ? (
+        <p>No conflicts.</p>
+      ) : (
+        <table className="list conflicts">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Record</th>
+              <th scope="col">Field</th>
+              <th scope="col">Kept</th>
+              <th scope="col">Overwritten</th>
+              <th scope="col">Why</th>
+              <th scope="col">Pushed by</th>
+            </tr>
+          </thead>
+          <tbody>
+            {conflicts.map((c) => (
+              <tr key={c.id} className={!seen || c.createdAt > seen ? 'new' : undefined}>
+                <td>{dateTime(c.createdAt)}</td>
+                <td>{SCREEN_OF[c.collection] ? <a href={href(SCREEN_OF[c.collection]!, c.documentId)}>{c.collection}</a> : c.collection}</td>
+                <td>{c.field}</td>
+                <td>
+                  <Value value={c.keptValue} />
+                </td>
+                <td className="lost">
+                  <Value value={c.lostValue} />
+                </td>
+                <td>{c.rule}</td>
+                <td>{userName(c.pushedBy)}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+      <h2>Quarantine</h2>
+      <p>Documents a device sent that could not be accepted; the device was told to drop them, and nothing typed is lost: it is kept here.</p>
+      {quarantine.length === 0 ? (
+        <p>Nothing in quarantine.</p>
+      ) : (
+        <table className="list">
+          <thead>
+            <tr>
+              <th scope="col">When</th>
+              <th scope="col">Collection</th>
+              <th scope="col">Reason</th>
+              <th scope="col">Document as sent</th>
+            </tr>
+          </thead>
+          <tbody>
+            {quarantine.map((q) => (
+              <tr key={q.id}>
+                <td>{dateTime(q.createdAt)}</td>
+                <td>{q.collection}</td>
+                <td>{q.reason}</td>
+                <td>
+                  <details>
+                    <summary>{q.documentId}</summary>
+                    <pre>{JSON.stringify(q.document, null, 2)}</pre>
+                  </details>
+                </td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      )}
+    </section>
+  );
+}
+
+/** A logged value as a person reads it: text as is, nothing as "empty", the rest as JSON. */
+function Value({ value }: { value: unknown }) {
+  if (value === null || value === undefined || value === '') return <em>empty</em>;
+  if (typeof value === 'string' || typeof value === 'number' || typeof value === 'boolean') return <>{String(value)}</>;
+  return <code>{JSON.stringify(value)}</code>;
+}

@@ -1,0 +1,151 @@
+import { useMemo } from 'react';
+import type { Customer, Quote, Service } from '../../../shared/index.js';
+import { TrendChart } from '../components/trend-chart.js';
+import { customerAddress, customerName, dateTime, money, readingsOf, visitStatus } from '../format.js';
+import { useDoc, useDocs, useGraphQL } from '../hooks.js';
+import { href } from '../route.js';
+
+/**
+ * One customer: contact data, pool and bodies of water, tags, the chemistry trend over their
+ * visits, visit history, quotes and quoted prices. Everything but the quoted prices (which do not
+ * replicate) comes from the replica and updates live.
+ */
+const QUOTED = `query OfficeCustomerQuoted($id: ID) {
+  infiniteCustomers(first: 1, selector: {filters: {id: {eq: $id}}}) {
+    edges { node { id firstName lastName email phoneNumber streetAddress city state zipCode tags quotedPrices { id price serviceTypeDisplay } } }
+  }
+}`;
+
+interface QuotedAnswer {
+  infiniteCustomers: { edges: { node: Customer & { quotedPrices: { id: string; price: number; serviceTypeDisplay: string | null }[] } }[] };
+}
+
+export function CustomerScreen({ id }: { id: string }) {
+  const local = useDoc<Customer>('customers', id);
+  const server = useGraphQL<QuotedAnswer>(QUOTED, { id }, [id]);
+  const fromServer = server.data?.infiniteCustomers.edges[0]?.node;
+  const customer = local ?? fromServer;
+  const visits = useDocs<Service>('services', { customerId: id }, [id]);
+  const quotes = useDocs<Quote>('quotes', { customerId: id }, [id]);
+  const history = useMemo(() => (visits ?? []).filter((v) => v.startTime).sort((a, b) => b.startTime!.localeCompare(a.startTime!)), [visits]);
+  if (!customer) return <p className="loading">{server.error ?? 'Loading…'}</p>;
+  return (
+    <section aria-labelledby="customer-title" className="customer">
+      <p>
+        <a href={href('customers')}>← Customers</a>
+      </p>
+      <h1 id="customer-title">{customerName(customer)}</h1>
+      <p className="subtitle">
+        {customerAddress(customer)} {customer.tags?.map((t) => <span key={t} className="tag">{t}</span>)}
+      </p>
+      <div className="columns">
+        <div>
+          <h2>Contact</h2>
+          <dl className="facts">
+            <dt>Phone</dt>
+            <dd>{customer.phoneNumber ?? '—'}</dd>
+            <dt>Email</dt>
+            <dd>{customer.email ?? '—'}</dd>
+            <dt>Status</dt>
+            <dd>{customer.status ?? '—'}</dd>
+            <dt>Customer since</dt>
+            <dd>{customer.customerSinceDate ?? '—'}</dd>
+            <dt>Gate code</dt>
+            <dd>{customer.pool?.gateCode ?? '—'}</dd>
+          </dl>
+          <h2>Bodies of water</h2>
+          {!customer.bodiesOfWater?.length ? (
+            <p>None recorded.</p>
+          ) : (
+            <ul>
+              {customer.bodiesOfWater.map((b) => (
+                <li key={b!.id}>
+                  {b!.name}: {b!.kind.toLowerCase()}
+                  {b!.volumeGallons ? `, ${b!.volumeGallons.toLocaleString()} gal` : ''}
+                  {b!.sanitizer ? `, ${b!.sanitizer.toLowerCase()}` : ''}
+                  {b!.surface ? `, ${b!.surface.toLowerCase()}` : ''}
+                </li>
+              ))}
+            </ul>
+          )}
+          <h2>Quoted prices</h2>
+          {!fromServer?.quotedPrices?.length ? (
+            <p>{server.error ? 'Not available offline.' : 'None.'}</p>
+          ) : (
+            <ul>
+              {fromServer.quotedPrices.map((p) => (
+                <li key={p.id}>
+                  {p.serviceTypeDisplay ?? 'Any service'}: {money(p.price)}
+                </li>
+              ))}
+            </ul>
+          )}
+          <h2>Quotes</h2>
+          {!quotes?.length ? (
+            <p>None.</p>
+          ) : (
+            <ul>
+              {quotes.map((q) => (
+                <li key={q.id}>
+                  <a href={href('quote', q.id)}>
+                    {q.number} {q.title}
+                  </a>{' '}
+                  <span className={`badge quote-${q.status.toLowerCase()}`}>{q.status}</span> {money(q.total)}
+                </li>
+              ))}
+            </ul>
+          )}
+        </div>
+        <div>
+          <h2>Chemistry trend</h2>
+          <Trends visits={history} />
+        </div>
+      </div>
+      <h2>Visit history</h2>
+      <table className="list">
+        <thead>
+          <tr>
+            <th scope="col">When</th>
+            <th scope="col">Status</th>
+            <th scope="col">Readings</th>
+            <th scope="col">Notes</th>
+          </tr>
+        </thead>
+        <tbody>
+          {history.map((v) => (
+            <tr key={v.id}>
+              <td>
+                <a href={href('visit', v.id)}>{dateTime(v.startTime)}</a>
+              </td>
+              <td>{visitStatus(v)}</td>
+              <td>
+                {readingsOf(v.chemicalReadings).map((r) => (
+                  <span key={r.field} className={r.outOfRange ? 'reading out-of-range' : 'reading'}>
+                    {r.label} {r.value}
+                  </span>
+                ))}
+              </td>
+              <td>{v.notes}</td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+    </section>
+  );
+}
+
+function Trends({ visits }: { visits: Service[] }) {
+  const series = (field: 'freeChlorine' | 'ph' | 'totalAlkalinity') =>
+    visits
+      .flatMap((v) => (typeof v.chemicalReadings?.[field] === 'number' ? [{ at: v.startTime!, value: v.chemicalReadings[field]! }] : []))
+      .reverse();
+  const charts = (['freeChlorine', 'ph', 'totalAlkalinity'] as const).map((field) => ({ field, points: series(field) })).filter((c) => c.points.length);
+  if (!charts.length) return <p>No readings yet.</p>;
+  return (
+    <div data-testid="trend">
+      {charts.map((c) => (
+        <TrendChart key={c.field} field={c.field} points={c.points} />
+      ))}
+    </div>
+  );
+}

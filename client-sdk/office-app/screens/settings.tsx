@@ -1,0 +1,257 @@
+import { Field } from '../components/field.js';
+import { useRef, useState, type FormEvent } from 'react';
+import { dateTime } from '../format.js';
+import { useAction, useGraphQL, useSession } from '../hooks.js';
+
+/** The organization's profile, settings and logo, and (for an ADMIN) its API tokens. */
+const ORGANIZATION = `query OfficeOrganization {
+  organization { id name email phone website logo settings { quotePrefix invoicePrefix invoiceDueDays emailFromName emailReplyTo defaultTaxId } }
+  taxes { id name rate }
+}`;
+
+interface OrganizationAnswer {
+  organization: {
+    name: string;
+    email: string | null;
+    phone: string | null;
+    website: string | null;
+    logo: string | null;
+    settings: { quotePrefix: string; invoicePrefix: string; invoiceDueDays: number; emailFromName: string | null; emailReplyTo: string | null; defaultTaxId: string | null };
+  };
+  taxes: { id: string; name: string; rate: number }[];
+}
+
+export function SettingsScreen() {
+  const { viewer } = useSession();
+  const org = useGraphQL<OrganizationAnswer>(ORGANIZATION, undefined, []);
+  if (!org.data) return <p className={org.error ? 'error' : 'loading'}>{org.error ?? 'Loading…'}</p>;
+  return (
+    <section aria-labelledby="settings-title">
+      <h1 id="settings-title">Settings</h1>
+      <div className="columns">
+        <Profile answer={org.data} onSaved={org.reload} />
+        <Preferences answer={org.data} onSaved={org.reload} />
+      </div>
+      {viewer.role === 'ADMIN' ? <Tokens /> : <p>API tokens are managed by an ADMIN.</p>}
+    </section>
+  );
+}
+
+function Profile({ answer, onSaved }: { answer: OrganizationAnswer; onSaved: () => void }) {
+  const { api } = useSession();
+  const o = answer.organization;
+  const [form, setForm] = useState({ name: o.name, email: o.email ?? '', phone: o.phone ?? '', website: o.website ?? '' });
+  const save = useAction();
+  const logo = useRef<HTMLInputElement>(null);
+  const set = (field: keyof typeof form) => (e: { target: { value: string } }) => setForm({ ...form, [field]: e.target.value });
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const input = { name: form.name, email: form.email || null, phone: form.phone || null, website: form.website || null };
+    if (await save.run(() => api.graphql(`mutation OfficeProfile($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { id } }`, { input }))) onSaved();
+  }
+  const uploadLogo = () =>
+    save.run(async () => {
+      const file = logo.current?.files?.[0];
+      if (!file) throw new Error('Choose an image first.');
+      await api.upload('/organization/logo', file);
+      onSaved();
+    });
+  return (
+    <form className="card-form" onSubmit={submit} aria-labelledby="profile-title">
+      <h2 id="profile-title">Organization</h2>
+      <Field label="Name">
+        <input required value={form.name} onChange={set('name')} />
+      </Field>
+      <Field label="Email">
+        <input type="email" value={form.email} onChange={set('email')} />
+      </Field>
+      <Field label="Phone">
+        <input value={form.phone} onChange={set('phone')} />
+      </Field>
+      <Field label="Website">
+        <input value={form.website} onChange={set('website')} />
+      </Field>
+      <button type="submit" disabled={save.busy}>
+        Save
+      </button>
+      <div className="upload">
+        {o.logo && <img src={o.logo} alt="Current logo" className="logo-preview" />}
+        <Field label="Logo (JPEG, PNG or WebP)">
+          <input ref={logo} type="file" accept="image/*" />
+        </Field>
+        <button type="button" disabled={save.busy} onClick={() => void uploadLogo()}>
+          Upload logo
+        </button>
+      </div>
+      {save.error && (
+        <p role="alert" className="error">
+          {save.error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+function Preferences({ answer, onSaved }: { answer: OrganizationAnswer; onSaved: () => void }) {
+  const { api } = useSession();
+  const s = answer.organization.settings;
+  const [form, setForm] = useState({
+    quotePrefix: s.quotePrefix,
+    invoicePrefix: s.invoicePrefix,
+    invoiceDueDays: String(s.invoiceDueDays),
+    emailFromName: s.emailFromName ?? '',
+    emailReplyTo: s.emailReplyTo ?? '',
+    defaultTaxId: s.defaultTaxId ?? '',
+  });
+  const [saved, setSaved] = useState(false);
+  const save = useAction();
+  const set = (field: keyof typeof form) => (e: { target: { value: string } }) => {
+    setSaved(false);
+    setForm({ ...form, [field]: e.target.value });
+  };
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    const input = { ...form, invoiceDueDays: Number(form.invoiceDueDays), defaultTaxId: form.defaultTaxId || null, emailReplyTo: form.emailReplyTo || null };
+    const done = await save.run(() => api.graphql(`mutation OfficeSettings($input: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $input) { quotePrefix } }`, { input }));
+    if (done) {
+      setSaved(true);
+      onSaved();
+    }
+  }
+  return (
+    <form className="card-form" onSubmit={submit} aria-labelledby="prefs-title">
+      <h2 id="prefs-title">Settings</h2>
+      <Field label="Quote number prefix">
+        <input value={form.quotePrefix} onChange={set('quotePrefix')} />
+      </Field>
+      <Field label="Invoice number prefix">
+        <input value={form.invoicePrefix} onChange={set('invoicePrefix')} />
+      </Field>
+      <Field label="Invoice due after (days)">
+        <input type="number" min="0" value={form.invoiceDueDays} onChange={set('invoiceDueDays')} />
+      </Field>
+      <Field label="Email sender name">
+        <input value={form.emailFromName} onChange={set('emailFromName')} />
+      </Field>
+      <Field label="Reply-to address">
+        <input type="email" value={form.emailReplyTo} onChange={set('emailReplyTo')} />
+      </Field>
+      <Field label="Default tax">
+        <select value={form.defaultTaxId} onChange={set('defaultTaxId')}>
+          <option value="">None</option>
+          {answer.taxes.map((t) => (
+            <option key={t.id} value={t.id}>
+              {t.name} ({t.rate}%)
+            </option>
+          ))}
+        </select>
+      </Field>
+      <button type="submit" disabled={save.busy}>
+        Save settings
+      </button>
+      {saved && <span role="status">Saved.</span>}
+      {save.error && (
+        <p role="alert" className="error">
+          {save.error}
+        </p>
+      )}
+    </form>
+  );
+}
+
+interface Token {
+  id: string;
+  name: string;
+  role: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+function Tokens() {
+  const { api } = useSession();
+  const tokens = useGraphQL<{ apiTokens: Token[] }>(`query OfficeTokens { apiTokens { id name role lastUsedAt revokedAt createdAt } }`, undefined, []);
+  const [name, setName] = useState('');
+  const [role, setRole] = useState('TECHNICIAN');
+  const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
+  const action = useAction();
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    const created = await action.run(() =>
+      api.graphql<{ createApiToken: { token: string } }>(`mutation OfficeCreateToken($input: CreateApiTokenInput!) { createApiToken(input: $input) { token } }`, { input: { name, role } }),
+    );
+    if (!created) return;
+    tokens.reload();
+    setShown({ name, token: created.createApiToken.token });
+    setName('');
+  }
+  const revoke = (id: string) =>
+    action.run(async () => {
+      await api.graphql(`mutation OfficeRevoke($id: ID!) { revokeApiToken(id: $id) { id } }`, { id });
+      tokens.reload();
+    });
+  return (
+    <section aria-labelledby="tokens-title">
+      <h2 id="tokens-title">API tokens</h2>
+      <p>Each token is a user with one role: TECHNICIAN for a device, OFFICE for a person in the office, API for an integration.</p>
+      <table className="list">
+        <thead>
+          <tr>
+            <th scope="col">Name</th>
+            <th scope="col">Role</th>
+            <th scope="col">Created</th>
+            <th scope="col">Last used</th>
+            <th scope="col">State</th>
+          </tr>
+        </thead>
+        <tbody>
+          {tokens.data?.apiTokens.map((t) => (
+            <tr key={t.id}>
+              <td>{t.name}</td>
+              <td>{t.role}</td>
+              <td>{dateTime(t.createdAt)}</td>
+              <td>{t.lastUsedAt ? dateTime(t.lastUsedAt) : 'never'}</td>
+              <td>
+                {t.revokedAt ? (
+                  `revoked ${dateTime(t.revokedAt)}`
+                ) : (
+                  <button type="button" onClick={() => void revoke(t.id)} aria-label={`Revoke ${t.name}`}>
+                    Revoke
+                  </button>
+                )}
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      <form className="card-form wide inline" onSubmit={create} aria-label="New API token">
+        <Field label="Name">
+          <input required value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Maria's tablet" />
+        </Field>
+        <Field label="Role">
+          <select value={role} onChange={(e) => setRole(e.target.value)}>
+            {['TECHNICIAN', 'OFFICE', 'API', 'ADMIN'].map((r) => (
+              <option key={r}>{r}</option>
+            ))}
+          </select>
+        </Field>
+        <button type="submit" disabled={action.busy}>
+          Create token
+        </button>
+      </form>
+      {shown && (
+        <div role="status" className="new-token">
+          <p>
+            The token for <strong>{shown.name}</strong>, shown this once. Copy it now:
+          </p>
+          <code data-testid="new-token">{shown.token}</code>
+        </div>
+      )}
+      {action.error && (
+        <p role="alert" className="error">
+          {action.error}
+        </p>
+      )}
+    </section>
+  );
+}

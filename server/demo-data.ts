@@ -1,0 +1,225 @@
+import type { Service } from '../shared/index.js';
+import { issueToken } from './operations/auth.js';
+import { createServiceType, createTax } from './operations/catalog.js';
+import type { OperationContext } from './operations/context.js';
+import { createCustomer, replaceQuotedPrices } from './operations/customers.js';
+import { createInventoryItem, createLocation, transferInventory } from './operations/inventory.js';
+import { updateOrganizationSettings } from './operations/organization.js';
+import { createQuote, updateQuote } from './operations/quotes.js';
+import { createService } from './operations/services.js';
+
+/**
+ * Sample data for the demo organization, so the office app's board, customers, inventory and
+ * quotes are not empty on a first start: three technicians, 36 customers with pools, six weeks of
+ * visit history with readings, this week's schedule, stock on trucks, and quotes. Everything goes
+ * through the same operations as the API (validated, change-fed), so devices sync it as any data.
+ * The values are made by a fixed-seed generator: every first start looks the same.
+ */
+const TECHNICIANS = ['Maria Lopez', 'Dev Patel', 'Sam Carter'];
+const FIRST = ['Ana', 'Ben', 'Carla', 'Derek', 'Elena', 'Frank', 'Grace', 'Hugo', 'Iris', 'Jon', 'Kira', 'Luis'];
+const LAST = ['Smith', 'Nguyen', 'Garcia', 'Okafor', 'Miller', 'Rossi', 'Chen', 'Baker', 'Haddad', 'Kowalski', 'Silva', 'Turner'];
+const STREETS = ['Palm Dr', 'Mesa Ave', 'Saguaro Ln', 'Camelback Rd', 'Ocotillo Way', 'Desert Sky Ct'];
+const CITIES = [['Phoenix', '85016'], ['Scottsdale', '85251'], ['Tempe', '85281'], ['Mesa', '85201']] as const;
+const TAGS = ['weekly', 'vip', 'gate-code', 'dog', 'commercial'];
+const SLOTS = [8, 10, 12.5, 14.5]; // visit start hours (UTC) on each working day
+
+export interface DemoData {
+  technicians: number;
+  customers: number;
+  visits: number;
+}
+
+export async function addDemoData(ctx: OperationContext): Promise<DemoData> {
+  const random = seededRandom(20261123);
+  const technicianIds = await addTechnicians(ctx);
+  const types = await addServiceTypes(ctx);
+  const tax = await createTax(ctx, { name: 'Arizona sales tax', rate: 8.6 });
+  await updateOrganizationSettings(ctx, { defaultTaxId: tax.id, emailFromName: 'Demo Pool Service' });
+  const customerIds = await addCustomers(ctx, random, technicianIds, types.weekly);
+  const visits = await addVisits(ctx, random, customerIds, technicianIds, types);
+  await addStock(ctx);
+  await addQuotes(ctx, customerIds);
+  return { technicians: technicianIds.length, customers: customerIds.length, visits };
+}
+
+/** Technicians are users; their tokens are not kept (the admin issues device tokens in Settings). */
+async function addTechnicians(ctx: OperationContext): Promise<string[]> {
+  const ids: string[] = [];
+  for (const name of TECHNICIANS) {
+    const { apiToken } = await ctx.db.transaction((tx) => issueToken(tx, ctx.viewer.orgId, { name, role: 'TECHNICIAN' }));
+    ids.push(apiToken.userId);
+  }
+  return ids;
+}
+
+async function addServiceTypes(ctx: OperationContext) {
+  const weekly = await createServiceType(ctx, { display: 'Weekly service', desc: 'Test and balance, skim, brush, empty baskets' });
+  const filter = await createServiceType(ctx, { display: 'Filter clean', desc: 'Cartridge or DE filter teardown and clean' });
+  const repair = await createServiceType(ctx, { display: 'Repair', desc: 'Pump, heater or plumbing repair' });
+  return { weekly: weekly.id, filter: filter.id, repair: repair.id };
+}
+
+async function addCustomers(ctx: OperationContext, random: () => number, technicianIds: string[], weeklyTypeId: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < 36; i++) {
+    const [city, zip] = CITIES[i % CITIES.length]!;
+    const salt = random() < 0.4;
+    const first = FIRST[i % FIRST.length]!;
+    const last = LAST[(i * 5 + Math.floor(i / FIRST.length)) % LAST.length]!;
+    const customer = await createCustomer(ctx, {
+      firstName: first,
+      lastName: last,
+      streetAddress: `${100 + Math.floor(random() * 9800)} ${STREETS[i % STREETS.length]}`,
+      city,
+      state: 'AZ',
+      zipCode: zip,
+      phoneNumber: `(602) 555-${String(1000 + i * 37).slice(-4)}`,
+      phoneNumberLabel: 'Mobile',
+      phoneNumberEnableSMS: true,
+      email: `${first.toLowerCase()}.${last.toLowerCase()}${i}@example.com`,
+      status: 'ACTIVE',
+      tags: TAGS.filter((_, t) => random() < (t === 0 ? 0.8 : 0.2)).concat(salt ? ['salt'] : []).filter((t, n, all) => all.indexOf(t) === n),
+      customerSinceDate: `20${18 + (i % 7)}-0${1 + (i % 9)}-15`,
+      pool: { kind: 'POOL', volumeGallons: 12000 + Math.round(random() * 16) * 1000, sanitizer: salt ? 'SALT' : 'CHLORINE', filterType: i % 2 ? 'CARTRIDGE' : 'SAND', gateCode: i % 3 ? null : `#${1000 + i}` },
+      bodiesOfWater: [
+        { id: `demo-pool-${i}`, name: 'Main pool', kind: 'POOL', volumeGallons: 15000, surface: 'PLASTER', sanitizer: salt ? 'SALT' : 'CHLORINE', notes: null },
+        ...(i % 4 === 0 ? [{ id: `demo-spa-${i}`, name: 'Spa', kind: 'SPA', volumeGallons: 600, surface: 'PLASTER', sanitizer: 'CHLORINE', notes: null }] : []),
+      ],
+      service: { typeId: weeklyTypeId, technicianId: technicianIds[i % technicianIds.length], frequency: 'WEEKLY', dayOfWeek: 1 + (i % 5), rate: 135, startDate: null, notes: null },
+    });
+    await replaceQuotedPrices(ctx, customer.id, { quotedPrices: [{ typeId: weeklyTypeId, price: 125 + (i % 4) * 10 }] });
+    ids.push(customer.id);
+  }
+  return ids;
+}
+
+/** Six weeks of history per customer (for the chemistry trends) and this week's schedule. */
+async function addVisits(
+  ctx: OperationContext,
+  random: () => number,
+  customerIds: string[],
+  technicianIds: string[],
+  types: { weekly: string; filter: string; repair: string },
+): Promise<number> {
+  const now = Date.now();
+  const monday = startOfWeek(new Date(now));
+  let count = 0;
+  for (const [index, customerId] of customerIds.entries()) {
+    const technicianId = technicianIds[index % technicianIds.length]!;
+    for (let week = 6; week >= 1; week--) {
+      const start = new Date(monday.getTime() - week * WEEK + (index % 5) * DAY + hours(SLOTS[index % SLOTS.length]!));
+      await createService(ctx, doneVisit(random, { customerId, technicianId, typeId: types.weekly, start }));
+      count++;
+    }
+  }
+  // This week: four visits a day per technician, Monday to Friday.
+  for (let day = 0; day < 5; day++) {
+    for (const [t, technicianId] of technicianIds.entries()) {
+      for (const [slot, hour] of SLOTS.entries()) {
+        const customerId = customerIds[(day * 7 + t * 4 + slot) % customerIds.length]!;
+        const start = new Date(monday.getTime() + day * DAY + hours(hour));
+        const typeId = slot === 3 && day % 2 ? types.filter : types.weekly;
+        const visit =
+          start.getTime() + hours(1) < now
+            ? doneVisit(random, { customerId, technicianId, typeId, start })
+            : { customerId, newTechnicianId: technicianId, typeId, startTime: start.toISOString(), endTime: null, billingStatus: 'NOT_BILLED' };
+        // The visit under way right now, if the clock is inside a slot.
+        if (start.getTime() <= now && now < start.getTime() + hours(1)) Object.assign(visit, { endTime: null, notes: 'On site' });
+        await createService(ctx, visit);
+        count++;
+      }
+    }
+  }
+  return count;
+}
+
+function doneVisit(random: () => number, at: { customerId: string; technicianId: string; typeId: string; start: Date }): Partial<Service> {
+  const odd = random() < 0.15; // now and then a pool is out of balance, as in life
+  return {
+    customerId: at.customerId,
+    newTechnicianId: at.technicianId,
+    typeId: at.typeId,
+    startTime: at.start.toISOString(),
+    endTime: new Date(at.start.getTime() + hours(0.75)).toISOString(),
+    billingStatus: 'READY',
+    vacuum: 'YES',
+    waterLevel: 'NORMAL',
+    waterCondition: odd ? 'CLOUDY' : 'CLEAR',
+    notes: odd ? 'Water cloudy; shocked and will check again next visit.' : 'Brushed, skimmed, emptied baskets.',
+    chemicalReadings: {
+      freeChlorine: round1(odd ? 0.4 + random() : 1.5 + random() * 2.5),
+      totalChlorine: null,
+      ph: round1(odd ? 7.9 + random() * 0.3 : 7.2 + random() * 0.4),
+      totalAlkalinity: Math.round(odd ? 125 + random() * 20 : 85 + random() * 30),
+      calciumHardness: Math.round(220 + random() * 140),
+      cyanuricAcid: Math.round(30 + random() * 40),
+      salt: null,
+      phosphates: null,
+      tds: null,
+      temperature: Math.round(68 + random() * 16),
+      takenAt: at.start.toISOString(),
+    },
+  };
+}
+
+async function addStock(ctx: OperationContext): Promise<void> {
+  const warehouse = await createLocation(ctx, { name: 'Warehouse', address: '2200 E University Dr, Phoenix' });
+  const trucks = [];
+  for (const name of TECHNICIANS) trucks.push(await createLocation(ctx, { name: `Truck (${name})`, address: null }));
+  const items = [
+    { name: 'Liquid chlorine 12.5%', sku: 'CHL-125', category: 'CHEMICAL', unitPrice: 6.5, costPrice: 3.9, quantity: 120, reorderPoint: 40, unit: 'gallon' },
+    { name: 'Muriatic acid 31%', sku: 'ACD-31', category: 'CHEMICAL', unitPrice: 12, costPrice: 7.25, quantity: 30, reorderPoint: 20, unit: 'gallon' },
+    { name: 'Chlorine tablets 3"', sku: 'TAB-3', category: 'CHEMICAL', unitPrice: 89, costPrice: 61, quantity: 12, reorderPoint: 15, unit: 'bucket' },
+    { name: 'Stabilizer (cyanuric acid)', sku: 'CYA-4', category: 'CHEMICAL', unitPrice: 34, costPrice: 22, quantity: 18, reorderPoint: 6, unit: 'bag' },
+    { name: 'Filter cartridge 420 sq ft', sku: 'FLT-420', category: 'PARTS', unitPrice: 189, costPrice: 120, quantity: 8, reorderPoint: 4, unit: 'each' },
+    { name: 'Pump lid O-ring', sku: 'ORG-112', category: 'PARTS', unitPrice: 9.5, costPrice: 3, quantity: 40, reorderPoint: 10, unit: 'each' },
+    { name: 'Test strips (50)', sku: 'TST-50', category: 'SUPPLIES', unitPrice: 14, costPrice: 6, quantity: 3, reorderPoint: 5, unit: 'bottle' },
+  ];
+  for (const item of items) {
+    const created = await createInventoryItem(ctx, { ...item, locationId: warehouse.id });
+    // Each truck carries a little of the chemicals.
+    if (item.category !== 'CHEMICAL' || item.quantity < 30) continue;
+    for (const truck of trucks) {
+      await transferInventory(ctx, { itemId: created.id, fromLocationId: warehouse.id, toLocationId: truck.id, quantity: 6 });
+    }
+  }
+}
+
+async function addQuotes(ctx: OperationContext, customerIds: string[]): Promise<void> {
+  const lines = [
+    { description: 'Variable-speed pump, 1.5 HP', quantity: 1, unitPrice: 1290 },
+    { description: 'Installation labour (hours)', quantity: 3, unitPrice: 95 },
+  ];
+  await createQuote(ctx, { customerId: customerIds[0], title: 'Pump replacement', lineItems: lines, notes: 'Old pump is leaking at the seal.' });
+  const sent = await createQuote(ctx, {
+    customerId: customerIds[1],
+    title: 'Green-to-clean recovery',
+    lineItems: [{ description: 'Algae treatment and three follow-up visits', quantity: 1, unitPrice: 450 }],
+    validUntil: new Date(Date.now() + 14 * DAY).toISOString(),
+  });
+  await updateQuote(ctx, sent.id, { status: 'SENT' });
+}
+
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const WEEK = 7 * DAY;
+const hours = (h: number) => h * HOUR;
+const round1 = (n: number) => Math.round(n * 10) / 10;
+
+/** Monday 00:00 UTC of the week holding `date` (the demo organization's timezone is UTC). */
+function startOfWeek(date: Date): Date {
+  const midnight = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
+  return new Date(midnight - ((date.getUTCDay() + 6) % 7) * DAY);
+}
+
+/** mulberry32: small, fast, and the same sequence for the same seed. */
+function seededRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}

@@ -1,0 +1,397 @@
+import fs from 'node:fs';
+import path from 'node:path';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createPoolClient } from '../client-sdk/index.js';
+import { addDemoData } from '../server/demo-data.js';
+import { provisionOrganization } from '../server/operations/organization.js';
+import { sampleFiles } from './fixtures/files.js';
+import { caller, ok, tokenFor } from './support/api.js';
+import { engines, openTestStore, type TestStore } from './support/engines.js';
+import { startTestServer, type TestServer } from './support/server.js';
+import { switchableFetch } from './support/switchable-fetch.js';
+
+/**
+ * The office web app (client-sdk/office-app/, served at /app) in Debian's Chromium, against a
+ * real server on each engine, with the demo organization's sample data. A person's view is what
+ * is asserted: what appears on screen, and when. Screenshots of every screen are saved under
+ * test-output/screenshots/ (git-ignored) for a reviewer to look at.
+ */
+const CHROMIUM = '/usr/bin/chromium';
+const runs = fs.existsSync(CHROMIUM) || Boolean(process.env.REQUIRE_CHROMIUM);
+const SHOTS = path.join('test-output', 'screenshots');
+
+describe.runIf(runs).each(engines)('office app on %s', (engine) => {
+  let store: TestStore;
+  let server: TestServer;
+  let browser: Browser;
+  let admin: string;
+  let office: string;
+  let tech: { token: string; userId: string };
+  const contexts: BrowserContext[] = [];
+  const pageErrors: string[] = [];
+
+  beforeAll(async () => {
+    store = await openTestStore(engine);
+    server = await startTestServer(store.db, { heartbeatMs: 300, worker: {} });
+    const demo = await provisionOrganization(store.db, { name: 'Office Pools' });
+    admin = demo.token;
+    const viewer = { orgId: demo.organization.id, userId: demo.apiToken.userId, role: 'ADMIN' as const, tokenId: demo.apiToken.id };
+    await addDemoData({ db: store.db, blobs: server.blobs, viewer });
+    office = (await tokenFor(server, admin, 'OFFICE')).token;
+    const issued = await tokenFor(server, admin, 'TECHNICIAN');
+    tech = { token: issued.token, userId: issued.apiToken.userId };
+    fs.mkdirSync(SHOTS, { recursive: true });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
+  }, 120_000);
+  afterEach(async () => {
+    await Promise.all(contexts.splice(0).map((c) => c.close()));
+    // Nothing may fail inside the page unseen.
+    expect(pageErrors.splice(0)).toEqual([]);
+  });
+  afterAll(async () => {
+    await browser?.close();
+    await server?.close();
+    await store?.drop();
+  });
+
+  /** A new browser (context) signed in with the token, on the board, its replica in sync. */
+  async function signedIn(token: string): Promise<Page> {
+    const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+    contexts.push(context);
+    const page = await context.newPage();
+    page.on('pageerror', (error) => pageErrors.push(String(error)));
+    await page.goto(`${server.url}/app`);
+    await page.getByLabel('API token', { exact: true }).fill(token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dispatch board' }).waitFor();
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 15_000 }).toBe('Online');
+    // The first sync of the replica has completed.
+    await expect.poll(() => page.getByTestId('last-synced').textContent(), { timeout: 30_000 }).not.toContain('never');
+    return page;
+  }
+
+  const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${engine}-${name}.png`), fullPage: true });
+
+  async function aCustomer(): Promise<{ id: string; name: string }> {
+    const data = ok(await caller(server, admin)(`{ infiniteCustomers(first: 1) { edges { node { id firstName lastName } } } }`));
+    const node = data.infiniteCustomers.edges[0].node;
+    return { id: node.id, name: `${node.firstName} ${node.lastName}` };
+  }
+
+  it('refuses a wrong token with a clear message and keeps the right one across a reload', async () => {
+    const context = await browser.newContext();
+    contexts.push(context);
+    const page = await context.newPage();
+    await page.goto(`${server.url}/app`);
+    await page.getByLabel('API token', { exact: true }).fill('pst_not-a-real-token');
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('mistyped or has been revoked');
+    await shot(page, 'sign-in');
+    await page.getByLabel('API token', { exact: true }).fill(tech.token);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toContain('technician token');
+
+    await page.getByLabel('API token', { exact: true }).fill(office);
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: 'Dispatch board' }).waitFor();
+    expect(await page.locator('.org-name').textContent()).toBe('Office Pools');
+    await page.reload();
+    await page.getByRole('heading', { name: 'Dispatch board' }).waitFor();
+  });
+
+  it("shows a visit a technician recorded offline, with its photo, within 2 s of the device's sync", async () => {
+    const page = await signedIn(office);
+    await page.getByRole('button', { name: 'Today' }).click();
+    await shot(page, 'board-today');
+    await page.getByRole('button', { name: 'Week' }).click();
+    expect(Number((await page.getByTestId('board-count').textContent())!.split(' ')[0])).toBeGreaterThan(30);
+    await shot(page, 'board');
+
+    // The technician's phone: synced in the morning, then out of signal.
+    const network = switchableFetch();
+    const device = await createPoolClient({ baseUrl: server.url, token: tech.token, name: `phone-${engine}`, fetch: network.fetch, retryMs: 100 });
+    try {
+      device.sync.start();
+      await device.sync.awaitInSync({ timeoutMs: 20_000 });
+      network.setOnline(false);
+      const customer = await aCustomer();
+      const visit = await device.recordVisit({
+        customerId: customer.id,
+        startTime: new Date().toISOString(),
+        notes: 'Pump basket cracked; replaced.',
+        readings: { freeChlorine: 2.2, ph: 8.4 },
+      });
+      await device.addVisitPhoto(visit.id, sampleFiles.png(4096), 'Cracked basket');
+      const card = page.locator(`td[data-technician="${tech.userId}"] [data-visit-id="${visit.id}"]`);
+      expect(await card.count()).toBe(0);
+
+      network.setOnline(true);
+      await device.sync.awaitInSync({ timeoutMs: 20_000 });
+      const synced = Date.now();
+      await card.waitFor({ timeout: 2000 });
+      await card.locator('img.thumb').waitFor({ timeout: 2000 - (Date.now() - synced) });
+      expect(Date.now() - synced).toBeLessThan(2000);
+      // The photo is the uploaded one, rendered (a real PNG), and the out-of-range pH is marked.
+      expect(await card.locator('img.thumb').evaluate((img: HTMLImageElement) => img.complete && img.naturalWidth > 0)).toBe(true);
+      expect(await card.locator('.out-of-range').textContent()).toContain('pH 8.4');
+      expect(await card.locator('.customer').textContent()).toBe(customer.name);
+
+      // Its page: readings, notes, the photo full size.
+      await card.click();
+      await page.getByRole('heading', { name: `Visit at ${customer.name}` }).waitFor();
+      expect(await page.getByTestId('visit-notes').textContent()).toBe('Pump basket cracked; replaced.');
+      await page.getByRole('button', { name: /Open photo Cracked basket/ }).click();
+      await page.getByRole('dialog', { name: 'Photo' }).waitFor();
+      await shot(page, 'visit-photo');
+      await page.getByRole('button', { name: 'Close' }).click();
+      await shot(page, 'visit');
+    } finally {
+      await device.close();
+    }
+  });
+
+  it('moves a visit to another technician and day by dragging its card, and by keyboard from its page', async () => {
+    const page = await signedIn(office);
+    // The whole week in view: a drag that scrolls the page mid-way would pick up another card.
+    await page.setViewportSize({ width: 1400, height: 3400 });
+    const card = page.locator('.visit-card.status-scheduled').first();
+    const id = (await card.getAttribute('data-visit-id'))!;
+    const target = page.locator(`td[data-technician="${tech.userId}"]`).last();
+    await page.locator(`[data-visit-id="${id}"]`).dragTo(target);
+    await page.locator(`td[data-technician="${tech.userId}"] [data-visit-id="${id}"]`).waitFor();
+    const day = new Date((await target.getAttribute('data-day'))!);
+    await expect.poll(() => serverVisit(id), { timeout: 10_000 }).toMatchObject({ newTechnicianId: tech.userId });
+    const moved = await serverVisit(id);
+    expect(new Date(moved.startTime).toDateString()).toBe(day.toDateString());
+
+    // Without a mouse: Tab to the card, Enter opens it, the form reassigns it.
+    await page.locator(`[data-visit-id="${id}"]`).focus();
+    await page.keyboard.press('Enter');
+    await page.getByLabel('Technician', { exact: true }).selectOption({ label: 'Unassigned' });
+    await page.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => serverVisit(id), { timeout: 10_000 }).toMatchObject({ newTechnicianId: null });
+  });
+
+  it('merges two office users editing the same visit, and the conflict screen shows what was overwritten', async () => {
+    const first = await signedIn(admin);
+    const second = await signedIn(office);
+    const id = (await first.locator('.visit-card.status-scheduled').first().getAttribute('data-visit-id'))!;
+    for (const page of [first, second]) await page.goto(`${server.url}/app#/visit/${id}`);
+    await first.getByLabel('Flag', { exact: true }).waitFor();
+
+    // The first goes offline and edits; the second edits the same fields online, and syncs first.
+    await first.context().setOffline(true);
+    await first.getByLabel('Flag', { exact: true }).fill('CALL FIRST');
+    await first.getByLabel('Notes', { exact: true }).fill('Gate locked, key with neighbour');
+    await first.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => first.getByTestId('pending').textContent()).toContain('waiting to sync');
+    await second.getByLabel('Flag', { exact: true }).fill('NO ACCESS');
+    await second.getByLabel('Notes', { exact: true }).fill('Dog in the yard');
+    await second.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => serverVisit(id), { timeout: 10_000 }).toMatchObject({ flag: 'NO ACCESS', notes: 'Dog in the yard' });
+
+    await first.context().setOffline(false);
+    // The flag is office-owned: the office's later push wins. The notes are technician-owned: an
+    // office push does not overwrite them, so the second's notes stay.
+    const merged = { flag: 'CALL FIRST', notes: 'Dog in the yard' };
+    await expect.poll(() => serverVisit(id), { timeout: 15_000 }).toMatchObject(merged);
+    for (const page of [first, second]) {
+      await expect.poll(() => page.getByLabel('Flag', { exact: true }).inputValue(), { timeout: 10_000 }).toBe(merged.flag);
+      await expect.poll(() => page.getByTestId('visit-notes').textContent(), { timeout: 10_000 }).toBe(merged.notes);
+    }
+
+    await second.goto(`${server.url}/app#/conflicts`);
+    const rows = second.locator('table.conflicts tbody tr');
+    await rows.first().waitFor();
+    const text = await rows.allTextContents();
+    expect(text.find((r) => r.includes('flag'))).toMatch(/CALL FIRST.*NO ACCESS.*office-owned field, pushed by ADMIN/);
+    expect(text.find((r) => r.includes('notes'))).toMatch(/Dog in the yard.*Gate locked, key with neighbour.*technician-owned field, pushed by ADMIN/);
+    await shot(second, 'conflicts');
+  });
+
+  it('takes a quote from creation with lines and tax through SENT to ACCEPTED, with a PDF', async () => {
+    const page = await signedIn(office);
+    const customer = await aCustomer();
+    await page.getByRole('link', { name: 'Quotes' }).click();
+    await page.getByRole('heading', { name: 'New quote' }).waitFor();
+    await page.getByLabel('Customer', { exact: true }).fill(customer.name.split(' ')[1]!);
+    await page.getByRole('option', { name: new RegExp(customer.name) }).first().click();
+    await page.getByLabel('Title', { exact: true }).fill('Heater install');
+    await page.getByLabel('Description', { exact: true }).fill('Gas heater, 400k BTU');
+    await page.getByLabel('Quantity', { exact: true }).fill('2');
+    await page.getByLabel('Unit price', { exact: true }).fill('100');
+    await shot(page, 'quotes');
+    await page.getByRole('button', { name: 'Create quote' }).click();
+
+    // The server priced it: 200 plus the demo's 8.6% default tax.
+    await expect.poll(() => page.getByTestId('quote-total').textContent(), { timeout: 10_000 }).toBe('$217.20');
+    expect(await page.getByTestId('quote-status').textContent()).toBe('DRAFT');
+    await page.getByRole('button', { name: 'Mark as sent' }).click();
+    await expect.poll(() => page.getByTestId('quote-status').textContent(), { timeout: 10_000 }).toBe('SENT');
+    await page.getByRole('button', { name: 'Customer accepted' }).click();
+    await expect.poll(() => page.getByTestId('quote-status').textContent(), { timeout: 10_000 }).toBe('ACCEPTED');
+    expect(await page.getByRole('button', { name: 'Mark as sent' }).count()).toBe(0);
+
+    await page.getByLabel('Upload a PDF', { exact: true }).setInputFiles({ name: 'quote.pdf', mimeType: 'application/pdf', buffer: sampleFiles.pdf(3000) });
+    await page.getByRole('button', { name: 'Upload', exact: true }).click();
+    await page.getByTestId('quote-pdf').waitFor();
+    const id = page.url().split('/').pop()!;
+    const stored = ok(await caller(server, admin)(`query($id: ID!) { quote(selector: {id: $id}) { status total acceptedAt pdfUrl } }`, { id })).quote;
+    expect(stored).toMatchObject({ status: 'ACCEPTED', total: 217.2 });
+    expect(stored.acceptedAt).not.toBeNull();
+    expect(stored.pdfUrl).toContain('/files/');
+    await shot(page, 'quote');
+  });
+
+  it('transfers stock between locations, refuses a transfer of more than the source holds, and shows the history', async () => {
+    const page = await signedIn(office);
+    await page.getByRole('link', { name: 'Inventory' }).click();
+    const row = page.locator('tr[data-item="Liquid chlorine 12.5%"]');
+    await row.waitFor();
+    const cell = (location: string) => row.locator(`td[data-location="${location}"]`).textContent();
+    const warehouse = Number(await cell('Warehouse'));
+    const truck = Number(await cell('Truck (Dev Patel)'));
+    const transfer = async (quantity: number) => {
+      await page.getByLabel('Item', { exact: true }).selectOption({ label: 'Liquid chlorine 12.5%' });
+      await page.getByLabel('From', { exact: true }).selectOption({ label: 'Warehouse' });
+      await page.getByLabel('To', { exact: true }).selectOption({ label: 'Truck (Dev Patel)' });
+      await page.getByLabel('Quantity', { exact: true }).fill(String(quantity));
+      await page.getByRole('button', { name: 'Transfer' }).click();
+    };
+    await transfer(10);
+    await expect.poll(() => cell('Warehouse'), { timeout: 10_000 }).toBe(String(warehouse - 10));
+    expect(await cell('Truck (Dev Patel)')).toBe(String(truck + 10));
+
+    await transfer(100_000);
+    await expect.poll(() => page.getByRole('alert').textContent()).toMatch(/Warehouse holds \d+ of Liquid chlorine 12.5%; cannot transfer 100000/);
+    expect(await cell('Warehouse')).toBe(String(warehouse - 10));
+
+    await row.getByRole('button', { name: 'Liquid chlorine 12.5%' }).click();
+    const history = page.locator('section[aria-labelledby="history-title"] tbody tr');
+    await expect.poll(() => history.allTextContents()).toContainEqual(expect.stringMatching(/transfer.*Warehouse → Truck \(Dev Patel\)/i));
+    await shot(page, 'inventory');
+  });
+
+  it("runs a customer export whose progress bar reaches 100%, and downloads the CSV", async () => {
+    const page = await signedIn(office);
+    await page.getByRole('link', { name: 'Bulk operations' }).click();
+    await page.getByLabel('Operation', { exact: true }).selectOption('CUSTOMERS_EXPORT');
+    await page.getByLabel('With tag', { exact: true }).fill('vip');
+    await page.getByRole('button', { name: 'Start' }).click();
+    await expect.poll(() => page.getByTestId('bulk-progress').getAttribute('value'), { timeout: 20_000 }).toBe('100');
+    expect(await page.getByTestId('bulk-status').textContent()).toContain('succeeded');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByTestId('bulk-download').click()]);
+    const csv = fs.readFileSync((await download.path())!, 'utf8').trim().split('\n');
+    const vip = ok(await caller(server, admin)(`{ infiniteCustomers(selector: {filters: {tags: {has: "vip"}}}) { totalCount } }`)).infiniteCustomers.totalCount;
+    expect(vip).toBeGreaterThan(0);
+    expect(csv.length).toBe(vip + 1);
+    await shot(page, 'bulk');
+  });
+
+  it('keeps working while the server is stopped: the board shows the replica, an edit waits and syncs when it is back', async () => {
+    const page = await signedIn(office);
+    const id = (await page.locator('.visit-card').first().getAttribute('data-visit-id'))!;
+    await page.goto(`${server.url}/app#/visit/${id}`);
+    await page.getByLabel('Billing status', { exact: true }).waitFor();
+    const port = Number(new URL(server.url).port);
+
+    await server.close();
+    try {
+      await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toBe('Offline');
+      await page.getByLabel('Billing status', { exact: true }).selectOption('INVOICED');
+      await page.getByRole('button', { name: 'Save' }).click();
+      await expect.poll(() => page.getByTestId('pending').textContent()).toBe('1 change waiting to sync');
+      // Still a working app: the board comes from the replica.
+      await page.getByRole('link', { name: 'Dispatch board' }).click();
+      await expect.poll(() => page.locator('.visit-card').count()).toBeGreaterThan(30);
+      await shot(page, 'offline');
+    } finally {
+      // Started again where it was (the next tests need it, whatever happened here).
+      server = await startTestServer(store.db, { heartbeatMs: 300, worker: {}, port });
+    }
+    await expect.poll(() => page.getByTestId('pending').textContent(), { timeout: 20_000 }).toBe('All changes saved');
+    expect(await serverVisit(id)).toMatchObject({ billingStatus: 'INVOICED' });
+    await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toBe('Online');
+  });
+
+  it('shows a customer with contact data, bodies of water, quoted prices and a chemistry trend; search finds them as you type', async () => {
+    const page = await signedIn(office);
+    const customer = await aCustomer();
+    await page.getByRole('link', { name: 'Customers' }).click();
+    await page.getByLabel('Search', { exact: true }).fill(customer.name);
+    await expect.poll(() => page.locator('table.list tbody tr').count()).toBe(1);
+    await shot(page, 'customers');
+    await page.getByRole('link', { name: customer.name }).click();
+    await page.getByRole('heading', { name: customer.name }).waitFor();
+    await page.getByTestId('trend').waitFor();
+    expect(await page.locator('figure.trend').count()).toBe(3);
+    expect(await page.getByText('Main pool: pool').count()).toBe(1);
+    await expect.poll(() => page.getByText(/Weekly service: \$\d+/).count()).toBe(1);
+    await shot(page, 'customer');
+  });
+
+  it('manages settings and tokens: a new token is shown once and works; a revoked one is refused at sign-in', async () => {
+    const page = await signedIn(admin);
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByLabel('Quote number prefix', { exact: true }).fill('PQ-');
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await page.getByText('Saved.').waitFor();
+    expect(ok(await caller(server, admin)(`{ organization { settings { quotePrefix } } }`)).organization.settings.quotePrefix).toBe('PQ-');
+
+    await page.getByLabel('Name', { exact: true }).last().fill("Maria's tablet");
+    await page.getByLabel('Role', { exact: true }).selectOption('OFFICE');
+    await page.getByRole('button', { name: 'Create token' }).click();
+    const token = (await page.getByTestId('new-token').textContent())!;
+    expect(token).toMatch(/^pst_/);
+    await shot(page, 'settings');
+    await page.getByRole('button', { name: "Revoke Maria's tablet" }).click();
+    await page.getByText(/^revoked/).waitFor();
+
+    const other = await browser.newContext();
+    contexts.push(other);
+    const signIn = await other.newPage();
+    await signIn.goto(`${server.url}/app`);
+    await signIn.getByLabel('API token', { exact: true }).fill(token);
+    await signIn.getByRole('button', { name: 'Sign in' }).click();
+    await expect.poll(() => signIn.getByRole('alert').textContent()).toContain('revoked');
+  });
+
+  it('first loads at most 300 KB of compressed JavaScript, cached for a year, and labels every control', async () => {
+    // What Chromium itself downloads on a first visit, as sent on the wire.
+    const context = await browser.newContext();
+    contexts.push(context);
+    const first = await context.newPage();
+    const scripts: { url: string; bytes: number; encoding: string | undefined; cache: string | undefined }[] = [];
+    first.on('requestfinished', async (request) => {
+      const response = await request.response();
+      if (request.resourceType() !== 'script' || !response) return;
+      const headers = await response.allHeaders();
+      scripts.push({ url: request.url(), bytes: (await request.sizes()).responseBodySize, encoding: headers['content-encoding'], cache: headers['cache-control'] });
+    });
+    await first.goto(`${server.url}/app`);
+    await first.getByLabel('API token', { exact: true }).waitFor();
+    await expect.poll(() => scripts.length).toBeGreaterThan(0);
+    const total = scripts.reduce((sum, s) => sum + s.bytes, 0);
+    expect(scripts.every((s) => s.encoding === 'br' && s.cache?.includes('immutable'))).toBe(true);
+    expect(total).toBeGreaterThan(50 * 1024);
+    expect(total).toBeLessThan(300 * 1024);
+
+    const page = await signedIn(admin);
+    for (const screen of ['board', 'customers', 'quotes', 'inventory', 'bulk', 'settings']) {
+      await page.goto(`${server.url}/app#/${screen}`);
+      await page.locator('main h1').waitFor();
+      const unlabelled = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('input, select, textarea, button'))
+          .filter((el) => !(el as HTMLElement).innerText?.trim() && !el.getAttribute('aria-label') && !(el as HTMLInputElement).labels?.length)
+          .map((el) => el.outerHTML.slice(0, 80)),
+      );
+      expect(unlabelled, screen).toEqual([]);
+    }
+  });
+
+  async function serverVisit(id: string) {
+    const data = ok(await caller(server, admin)(`query($id: ID) { infiniteServices(first: 1, selector: {filters: {id: {eq: $id}}}) { edges { node { id newTechnicianId startTime flag notes billingStatus } } } }`, { id }));
+    return data.infiniteServices.edges[0]?.node;
+  }
+});
