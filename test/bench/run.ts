@@ -7,6 +7,7 @@ import { benchLists, printTimings } from './lists.js';
 import { benchSync } from './sync.js';
 import { benchBulk } from './bulk.js';
 import { benchScaleOut } from './scale-out.js';
+import { benchOfficeApp } from './office-app.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -53,7 +54,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|bulk|scale runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|bulk|scale|app runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const onPg = Boolean(postgresUrl) && engines.includes('postgres');
@@ -67,4 +68,6 @@ if (!only || only === 'sync') {
   if (onPg) await benchSync('postgres', postgresUrl);
 }
 if ((!only || only === 'scale') && onPg) await benchScaleOut(postgresUrl!);
+// The office app's figures are the browser's: one engine is enough (PostgreSQL when there is one).
+if (!only || only === 'app') await (onPg ? benchOfficeApp('postgres', postgresUrl) : benchOfficeApp('pglite'));
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

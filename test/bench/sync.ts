@@ -28,7 +28,7 @@ const settle = () => (globalThis as { gc?: () => void }).gc?.();
 const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
-interface RunningServer {
+export interface RunningServer {
   url: string;
   orgId: string;
   /** Direct connection to the server's PostgreSQL (null with PGlite, which the server owns). */
@@ -42,7 +42,7 @@ interface RunningServer {
 }
 
 /** Seeds a store, then starts `server/main.ts` on it in a child process. */
-async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: string): Promise<RunningServer> {
+export async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: string): Promise<RunningServer> {
   const folder = await mkdtemp(path.join(tmpdir(), 'bench-sync-'));
   let databaseUrl: string | undefined;
   let dropDatabase = async () => {};

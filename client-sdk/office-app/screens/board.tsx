@@ -1,10 +1,11 @@
 import { useMemo, useState, type DragEvent } from 'react';
-import type { Customer, Service, ServiceType } from '../../../shared/index.js';
+import type { Service, ServiceType } from '../../../shared/index.js';
 import { VisitCard } from '../components/visit-card.js';
 import { addDays, day, sameDay, startOfWeek } from '../format.js';
 import { useAction, useDocs, useSession } from '../hooks.js';
 import { usePhotoLinks } from '../photo-links.js';
 import { useTechnicians } from '../technicians.js';
+import { useRangeVisits } from '../week-visits.js';
 
 /**
  * The dispatch board: visits per technician (columns) and day (rows), today or the whole week,
@@ -21,11 +22,8 @@ export function BoardScreen() {
   const days = view === 'today' ? [startOfToday()] : Array.from({ length: 7 }, (_, i) => addDays(weekOf, i));
   const from = days[0]!.toISOString();
   const to = addDays(days[days.length - 1]!, 1).toISOString();
-  const visits = useDocs<Service>('services', { startTime: { $gte: from, $lt: to } }, [from, to]);
-  const customerIds = useMemo(() => [...new Set((visits ?? []).flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort(), [visits]);
-  const customers = useDocs<Customer>('customers', { id: { $in: customerIds } }, [customerIds.join()]);
+  const { visits, customers: byId, source } = useRangeVisits(from, to);
   const types = useDocs<ServiceType>('serviceTypes', {}, []);
-  const byId = useMemo(() => new Map((customers ?? []).map((c) => [c.id, c])), [customers]);
   const typeNames = useMemo(() => new Map((types ?? []).map((t) => [t.id, t.display])), [types]);
   const photoLinks = usePhotoLinks(visits);
   const move = useAction();
@@ -67,7 +65,7 @@ export function BoardScreen() {
             </button>
           </div>
         )}
-        <span className="count" data-testid="board-count">
+        <span className="count" data-testid="board-count" data-source={source ?? undefined}>
           {visits === null ? 'Loading…' : `${visits.length} visit${visits.length === 1 ? '' : 's'}`}
         </span>
       </div>

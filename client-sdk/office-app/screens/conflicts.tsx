@@ -41,7 +41,9 @@ const LOG = `query OfficeConflicts {
   users { id name }
 }`;
 
+/** Where a logged record opens, and what a person calls it. */
 const SCREEN_OF: Record<string, string> = { services: 'visit', customers: 'customer', quotes: 'quote' };
+const NAME_OF: Record<string, string> = { services: 'Visit', customers: 'Customer', quotes: 'Quote', inventoryItems: 'Item', inventoryLocations: 'Location', appointments: 'Appointment', stockMovements: 'Stock movement' };
 
 export function ConflictsScreen() {
   const [seen, setSeen] = useState(conflictsSeenSince());
@@ -90,7 +92,7 @@ export function ConflictsScreen() {
             {conflicts.map((c) => (
               <tr key={c.id} className={!seen || c.createdAt > seen ? 'new' : undefined}>
                 <td>{dateTime(c.createdAt)}</td>
-                <td>{SCREEN_OF[c.collection] ? <a href={href(SCREEN_OF[c.collection]!, c.documentId)}>{c.collection}</a> : c.collection}</td>
+                <td>{SCREEN_OF[c.collection] ? <a href={href(SCREEN_OF[c.collection]!, c.documentId)}>{NAME_OF[c.collection]}</a> : (NAME_OF[c.collection] ?? c.collection)}</td>
                 <td>{c.field}</td>
                 <td>
                   <Value value={c.keptValue} />
@@ -123,7 +125,7 @@ export function ConflictsScreen() {
             {quarantine.map((q) => (
               <tr key={q.id}>
                 <td>{dateTime(q.createdAt)}</td>
-                <td>{q.collection}</td>
+                <td>{NAME_OF[q.collection] ?? q.collection}</td>
                 <td>{q.reason}</td>
                 <td>
                   <details>

@@ -16,6 +16,8 @@ export function InventoryScreen() {
   const sortedItems = useMemo(() => [...(items ?? [])].sort((a, b) => a.name.localeCompare(b.name)), [items]);
   const sortedLocations = useMemo(() => [...(locations ?? [])].sort((a, b) => a.name.localeCompare(b.name)), [locations]);
   const level = (itemId: string, locationId: string) => levels?.find((l) => l.itemId === itemId && l.locationId === locationId)?.quantity ?? 0;
+  // A level not yet read would show as 0: nothing is shown until all three are.
+  if (!items || !locations || !levels) return <p className="loading">Loading…</p>;
   return (
     <section aria-labelledby="inventory-title">
       <h1 id="inventory-title">Inventory</h1>
