@@ -19,7 +19,7 @@ export function useObservable<T>(make: () => Observable<T> | null, initial: T, d
     if (!source) return setValue(initial);
     const subscription = source.subscribe(setValue);
     return () => subscription.unsubscribe();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `deps` stand for what `make` uses (a new observable every render would resubscribe each time).
   }, deps);
   return value;
 }
@@ -38,7 +38,7 @@ export function useDocs<T>(collection: string, selector: MangoSelector | null, d
     if (!c || !selector) return setDocs(null);
     const subscription = c.find({ selector }).$.subscribe((found) => setDocs(found.map((d) => d.toJSON() as T)));
     return () => subscription.unsubscribe();
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `deps` stand for the selector (a new object every render would re-run the query each time).
   }, [client, collection, ...deps]);
   return docs;
 }
@@ -79,7 +79,7 @@ export function useGraphQL<T>(query: string | null, variables: Record<string, un
     return () => {
       current = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `deps` stand for the variables (a new object every render would fetch each time).
   }, [api, query, round, ...deps]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
   return { ...state, reload };

@@ -37,7 +37,7 @@ export function usePhotoLinks(visits: readonly Service[] | null): Map<string, st
     return () => {
       current = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
+    // `key` stands for the visits and photos asked about.
   }, [api, key]);
   return links;
 }

@@ -9,8 +9,10 @@ import { useDocs, useSession } from './hooks.js';
  * range query there reads every visit: RxDB cannot index a nullable field such as startTime, and
  * reading 50,000 visits out of IndexedDB alone takes over a second in Chromium (see the README's
  * benchmarks). So while that first replica answer is on its way, the same range is asked of the
- * server (a few pages by index), and the board shows that; the replica's answer replaces it as
- * soon as it arrives and stays live from then on. Offline, the board waits for the replica.
+ * server (one query per day, in parallel, along its start-time index), and the board shows that;
+ * the replica's read starts once that answer is in (or failed, or took over a second), so the two
+ * do not compete for the page's one thread, and replaces it; it stays live from then on. Offline,
+ * the server fails at once and the board waits for the replica.
  */
 const PAGE = 100;
 const RANGE = `query OfficeBoardRange($from: DateTime!, $to: DateTime!, $after: String) {
@@ -33,9 +35,18 @@ export interface WeekVisits {
   source: 'replica' | 'server' | null;
 }
 
+const SERVER_HEAD_START_MS = 1000;
+
 export function useRangeVisits(from: string, to: string): WeekVisits {
-  const local = useDocs<Service>('services', { startTime: { $gte: from, $lt: to } }, [from, to]);
-  const early = useServerRange(from, to, local === null);
+  const range = `${from}|${to}`;
+  const [askedFor, setAskedFor] = useState<string | null>(null);
+  const replicaAsked = askedFor === range;
+  const local = useDocs<Service>('services', replicaAsked ? { startTime: { $gte: from, $lt: to } } : null, [from, to, replicaAsked]);
+  const early = useServerRange(from, to, local === null, () => setAskedFor(range));
+  useEffect(() => {
+    const timer = setTimeout(() => setAskedFor(range), SERVER_HEAD_START_MS);
+    return () => clearTimeout(timer);
+  }, [range]);
   const customerIds = useMemo(() => [...new Set((local ?? []).flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort(), [local]);
   const localCustomers = useDocs<Customer>('customers', local ? { id: { $in: customerIds } } : null, [customerIds.join()]);
   return useMemo(() => {
@@ -48,30 +59,47 @@ export function useRangeVisits(from: string, to: string): WeekVisits {
   }, [local, localCustomers, early]);
 }
 
-/** The range from the server, page by page, while `wanted`; null offline or once not wanted. */
-function useServerRange(from: string, to: string, wanted: boolean): ServerVisit[] | null {
+/**
+ * The range from the server while `wanted`, one day per query, all at once; null offline or once
+ * not wanted. `settled` is called when the answer is in or has failed.
+ */
+function useServerRange(from: string, to: string, wanted: boolean, settled: () => void): ServerVisit[] | null {
   const { api } = useSession();
   const [visits, setVisits] = useState<ServerVisit[] | null>(null);
   useEffect(() => {
     setVisits(null);
     if (!wanted) return;
     let current = true;
-    void (async () => {
+    const day = async (start: string, end: string) => {
       const all: ServerVisit[] = [];
       let after: string | null = null;
       do {
-        const page: RangePage = await api.graphql<RangePage>(RANGE, { from, to, after });
+        const page: RangePage = await api.graphql<RangePage>(RANGE, { from: start, to: end, after });
         all.push(...page.infiniteServices.edges.map((e) => e.node));
         after = page.infiniteServices.pageInfo.hasNextPage ? page.infiniteServices.pageInfo.endCursor : null;
       } while (after && current);
-      if (current) setVisits(all);
-    })().catch(() => {}); // offline: the replica's answer is the board's
+      return all;
+    };
+    Promise.all(daysOf(from, to).map(([start, end]) => day(start, end)))
+      .then((days) => current && setVisits(days.flat()))
+      .catch(() => {}) // offline: the replica's answer is the board's
+      .finally(() => current && settled());
     return () => {
       current = false;
     };
-    // eslint-disable-next-line react-hooks/exhaustive-deps
   }, [api, from, to, wanted]);
   return visits;
+}
+
+/** [start, end) of each day in the range, as ISO times (days as the browser's clock has them). */
+function daysOf(from: string, to: string): [string, string][] {
+  const days: [string, string][] = [];
+  for (let start = new Date(from); start < new Date(to); ) {
+    const end = new Date(start.getFullYear(), start.getMonth(), start.getDate() + 1);
+    days.push([start.toISOString(), (end < new Date(to) ? end : new Date(to)).toISOString()]);
+    start = end;
+  }
+  return days;
 }
 
 interface RangePage {

@@ -16,6 +16,11 @@ export async function benchOfficeApp(engine: 'pglite' | 'postgres', postgresUrl?
   const browser = await chromium.launch({ executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   try {
     const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
+    // What the first visit downloads, as sent on the wire (compressed).
+    let scriptBytes = 0;
+    page.on('requestfinished', async (request) => {
+      if (request.resourceType() === 'script') scriptBytes += (await request.sizes()).responseBodySize;
+    });
     const firstLoad = performance.now();
     await page.goto(`${server.url}/app`);
     await page.getByLabel('API token', { exact: true }).fill(server.officeToken);
@@ -38,6 +43,7 @@ export async function benchOfficeApp(engine: 'pglite' | 'postgres', postgresUrl?
     console.log(`\nOffice app in Chromium (server on ${engine === 'pglite' ? 'PGlite' : 'PostgreSQL'}; replica in IndexedDB)`);
     console.log('| measure | result |');
     console.log('|---|---|');
+    console.log(`| JavaScript of a first visit, compressed on the wire | ${(scriptBytes / 1024).toFixed(0)} KB |`);
     console.log(`| first sign-in: 5,000 customers and 50,000 visits synced into the browser's replica | ${firstSync.toFixed(1)} s |`);
     console.log(`| page load -> board showing this week (${shown}), replica already full (median of 5) | ${median(opens).toFixed(0)} ms (runs ${opens.map((ms) => ms.toFixed(0)).join(', ')}) |`);
     console.log(`| page load -> the replica's own answer on the board (live from then on; what offline waits for) | ${median(fromReplica).toFixed(0)} ms (runs ${fromReplica.map((ms) => ms.toFixed(0)).join(', ')}) |`);
