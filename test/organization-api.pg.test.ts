@@ -207,4 +207,23 @@ describe.each(engines)('organization API on %s', (engine) => {
       expect((await readOrg()).name).not.toBe('Rival Renamed');
     });
   });
+
+  it('users lists the organization\'s people by name, by role when asked; a technician may not list them', async () => {
+    const tech = await createToken('TECHNICIAN');
+    await createToken('OFFICE');
+    const other = await newOrganization(store.db, 'Other Pools');
+    await gql(server, other.token, CREATE_TOKEN, { input: { name: 'Elsewhere', role: 'TECHNICIAN' } });
+
+    const all = await gql(server, admin, `{ users { id name role } }`);
+    expect(all.errors).toBeUndefined();
+    const names = all.data!.users.map((u: { name: string }) => u.name);
+    expect(names).toEqual([...names].sort());
+    expect(names).not.toContain('Elsewhere');
+    const technicians = await gql(server, admin, `{ users(role: TECHNICIAN) { id role } }`);
+    expect(technicians.data!.users.map((u: { role: string }) => u.role)).toEqual(technicians.data!.users.map(() => 'TECHNICIAN'));
+    expect(technicians.data!.users.map((u: { id: string }) => u.id)).toContain(tech.apiToken.userId);
+
+    expect(errorCodes(await gql(server, tech.token, `{ users { id } }`))).toEqual(['FORBIDDEN']);
+    expect(new Set(errorCodes(await gql(server, admin, `{ users(role: JANITOR) { id } }`)))).toEqual(new Set(['BAD_USER_INPUT']));
+  });
 });
