@@ -1,4 +1,5 @@
 import type { Service } from '../shared/index.js';
+import { seededRandom } from '../shared/seeded-random.js';
 import { issueToken } from './operations/auth.js';
 import { createServiceType, createTax } from './operations/catalog.js';
 import type { OperationContext } from './operations/context.js';
@@ -210,16 +211,4 @@ const round1 = (n: number) => Math.round(n * 10) / 10;
 function startOfWeek(date: Date): Date {
   const midnight = Date.UTC(date.getUTCFullYear(), date.getUTCMonth(), date.getUTCDate());
   return new Date(midnight - ((date.getUTCDay() + 6) % 7) * DAY);
-}
-
-/** mulberry32: small, fast, and the same sequence for the same seed. */
-function seededRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
 }

@@ -1,3 +1,4 @@
+import { Alert } from '../components/alert.js';
 import { useMemo, useState, type DragEvent } from 'react';
 import type { Service, ServiceType } from '../../../shared/index.js';
 import { VisitCard } from '../components/visit-card.js';
@@ -69,11 +70,7 @@ export function BoardScreen() {
           {visits === null ? 'Loading…' : `${visits.length} visit${visits.length === 1 ? '' : 's'}`}
         </span>
       </div>
-      {move.error && (
-        <p role="alert" className="error">
-          {move.error}
-        </p>
-      )}
+      <Alert message={move.error} />
       <div className="grid-scroll">
         <table className="board-grid">
           <thead>

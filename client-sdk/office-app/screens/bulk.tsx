@@ -1,3 +1,4 @@
+import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useEffect, useState, type FormEvent } from 'react';
 import { dateTime } from '../format.js';
@@ -142,11 +143,7 @@ function StartForm({ onStarted }: { onStarted: (op: Operation) => void }) {
       <button type="submit" disabled={start.busy}>
         Start
       </button>
-      {start.error && (
-        <p role="alert" className="error">
-          {start.error}
-        </p>
-      )}
+      <Alert message={start.error} />
     </form>
   );
 }

@@ -1,3 +1,4 @@
+import { Alert } from '../components/alert.js';
 import { useEffect, useState } from 'react';
 import type { Customer } from '../../../shared/index.js';
 import { Field } from '../components/field.js';
@@ -65,11 +66,7 @@ export function CustomersScreen() {
           <input type="search" value={search} onChange={(e) => setSearch(e.target.value)} placeholder="Name, street, city, phone…" autoFocus />
         </Field>
       </div>
-      {error && (
-        <p role="alert" className="error">
-          {error}
-        </p>
-      )}
+      <Alert message={error} />
       <p role="status" data-testid="customer-total">
         {total === null ? 'Searching…' : `${total.toLocaleString()} customer${total === 1 ? '' : 's'}`}
       </p>

@@ -1,3 +1,4 @@
+import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useMemo, useState, type FormEvent } from 'react';
 import type { InventoryItem, InventoryLocation, StockLevel, StockMovement } from '../../../shared/index.js';
@@ -154,11 +155,7 @@ function Transfer({ items, locations }: { items: InventoryItem[]; locations: Inv
         Transfer
       </button>
       {done && <p role="status">{done}</p>}
-      {transfer.error && (
-        <p role="alert" className="error">
-          {transfer.error}
-        </p>
-      )}
+      <Alert message={transfer.error} />
     </form>
   );
 }

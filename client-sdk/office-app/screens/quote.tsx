@@ -1,3 +1,4 @@
+import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useRef } from 'react';
 import { QUOTE_TRANSITIONS, type Customer, type Quote, type QuoteStatus } from '../../../shared/index.js';
@@ -123,11 +124,7 @@ export function QuoteScreen({ id }: { id: string }) {
           Upload
         </button>
       </div>
-      {action.error && (
-        <p role="alert" className="error">
-          {action.error}
-        </p>
-      )}
+      <Alert message={action.error} />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useMemo, useState, type FormEvent } from 'react';
 import { QUOTE_STATUSES, type Customer, type Quote } from '../../../shared/index.js';
@@ -136,11 +137,7 @@ function NewQuote() {
       <button type="submit" disabled={create.busy}>
         Create quote
       </button>
-      {create.error && (
-        <p role="alert" className="error">
-          {create.error}
-        </p>
-      )}
+      <Alert message={create.error} />
     </form>
   );
 }

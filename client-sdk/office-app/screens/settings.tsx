@@ -1,3 +1,4 @@
+import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useRef, useState, type FormEvent } from 'react';
 import { dateTime } from '../format.js';
@@ -83,11 +84,7 @@ function Profile({ answer, onSaved }: { answer: OrganizationAnswer; onSaved: () 
           Upload logo
         </button>
       </div>
-      {save.error && (
-        <p role="alert" className="error">
-          {save.error}
-        </p>
-      )}
+      <Alert message={save.error} />
     </form>
   );
 }
@@ -150,11 +147,7 @@ function Preferences({ answer, onSaved }: { answer: OrganizationAnswer; onSaved:
         Save settings
       </button>
       {saved && <span role="status">Saved.</span>}
-      {save.error && (
-        <p role="alert" className="error">
-          {save.error}
-        </p>
-      )}
+      <Alert message={save.error} />
     </form>
   );
 }
@@ -247,11 +240,7 @@ function Tokens() {
           <code data-testid="new-token">{shown.token}</code>
         </div>
       )}
-      {action.error && (
-        <p role="alert" className="error">
-          {action.error}
-        </p>
-      )}
+      <Alert message={action.error} />
     </section>
   );
 }

@@ -1,3 +1,4 @@
+import { Alert } from '../components/alert.js';
 import { useState, type FormEvent } from 'react';
 
 /** The first screen: a token pasted once (the server prints the demo ADMIN token at first start). */
@@ -20,11 +21,7 @@ export function SignInScreen({ onSignIn, error }: { onSignIn: (token: string) =>
         <button type="submit" disabled={busy || !token.trim()}>
           {busy ? 'Signing in…' : 'Sign in'}
         </button>
-        {error && (
-          <p role="alert" className="error">
-            {error}
-          </p>
-        )}
+        <Alert message={error} />
       </form>
     </main>
   );

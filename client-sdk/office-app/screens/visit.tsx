@@ -1,3 +1,4 @@
+import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Customer, InventoryItem, InventoryLocation, Service, ServiceType, StockMovement } from '../../../shared/index.js';
@@ -198,11 +199,7 @@ function EditVisit({ visit }: { visit: Service }) {
         Save
       </button>
       {saved && <span role="status">Saved; it syncs when the server is reachable.</span>}
-      {save.error && (
-        <p role="alert" className="error">
-          {save.error}
-        </p>
-      )}
+      <Alert message={save.error} />
     </form>
   );
 }
