@@ -18,7 +18,8 @@ export interface BulkOperationRow {
   id: string;
   kind: string;
   status: BulkStatus;
-  payload: Record<string, unknown>;
+  /** What the kind's prepare stored (JSON); only that kind reads it. */
+  payload: unknown;
   total: number;
   processed: number;
   succeeded: number;

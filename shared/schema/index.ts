@@ -5,3 +5,4 @@ export * from './resource.js';
 export * from './rxdb.js';
 export * from './sql.js';
 export * from './validate.js';
+export * from './csv.js';

@@ -1,4 +1,4 @@
-import { errors, isAppError } from '../../../shared/index.js';
+import { errors, isAppError, withNullsLeftOut } from '../../../shared/index.js';
 import { lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/change-feed.js';
 import type { Queryable } from '../../storage/db.js';
 import { quarantine } from '../../storage/sync-log.js';
@@ -143,7 +143,8 @@ async function insertRow(run: PushRun, row: Row, doc: Doc, deleted: boolean): Pr
   if (deleted) return; // created and deleted offline: nothing to keep
   await requireReferences(run, doc, null);
   const prepared = run.collection.onInsert ? await run.collection.onInsert(run.ctx, run.tx, doc, run.refs) : doc;
-  run.writes.insert(withDefaults(run.collection, prepared), row.newDocumentState);
+  // Nullable fields a device left out are stored as null.
+  run.writes.insert(withNullsLeftOut(run.collection.resource, prepared), row.newDocumentState);
 }
 
 async function updateRow(run: PushRun, row: Row, doc: Doc, master: Doc): Promise<void> {
@@ -175,15 +176,6 @@ async function requireReferences(run: PushRun, doc: Doc, master: Doc | null): Pr
   }
 }
 
-/** Nullable fields a device left out are stored as null (a bulk insert names every column). */
-function withDefaults(collection: SyncCollection, doc: Doc): Doc {
-  const full: Doc = {};
-  for (const [field, { meta }] of Object.entries(collection.resource.fields)) {
-    if (field in doc) full[field] = doc[field];
-    else if (meta.nullable) full[field] = null;
-  }
-  return full;
-}
 
 /**
  * A row that cannot be applied. With a server state the device is answered with it (and
