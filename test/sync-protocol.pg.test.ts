@@ -271,7 +271,7 @@ describe.each(engines)('sync protocol on %s', (engine) => {
     const pulled: Record<string, any[]> = {};
     for (const collection of SYNC_COLLECTIONS) {
       const { documents } = await pullAll(server, office, collection.name);
-      const expected = (await readFeed(store.db, collection.table, orgId, 0, 100_000)).map((r) => toDocument(r.record as object, r.deleted));
+      const expected = (await readFeed(store.db, collection.table, orgId, 0, 100_000)).map((r) => toDocument(r.record as { id: string }, r.deleted));
       expect(documents, collection.name).toEqual(expected);
       pulled[collection.name] = documents;
     }

@@ -63,13 +63,13 @@ export type RecordOf<R extends ResourceDef> = InferFields<R['fields']>;
  * The resource's fields of `doc`, with null for each nullable field it leaves out (a bulk insert
  * names every column); whatever is not a field of the resource is dropped.
  */
-export function withNullsLeftOut<R extends ResourceDef>(resource: R, doc: Readonly<Record<string, unknown>>): Partial<RecordOf<R>> {
+export function withNullsLeftOut<R extends ResourceDef>(resource: R, doc: Readonly<Record<string, unknown>> & { id: string }): Partial<RecordOf<R>> & { id: string } {
   const full: Record<string, unknown> = {};
   for (const [field, { meta }] of Object.entries(resource.fields)) {
     if (field in doc) full[field] = doc[field];
     else if (meta.nullable) full[field] = null;
   }
-  return full as Partial<RecordOf<R>>;
+  return { ...(full as Partial<RecordOf<R>>), id: doc.id };
 }
 
 export interface InputOptions {

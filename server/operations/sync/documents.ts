@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { describeIssues, recordValidator, type FieldKind, type ResourceDef } from '../../../shared/index.js';
-import type { Doc } from './merge.js';
+import type { Doc, Fields } from './merge.js';
 
 /**
  * Pushed documents as the server reads them: RxDB's bookkeeping keys dropped, validated against
@@ -40,14 +40,13 @@ export function parseDocument(resource: ResourceDef, raw: unknown): ParsedDocume
 }
 
 function withoutServerFields(resource: ResourceDef, doc: Doc): Doc {
-  const out: Doc = {};
+  const out: Fields = {};
   for (const [field, value] of Object.entries(doc)) {
     const meta = resource.fields[field]?.meta;
     if (!meta || (meta.owner === 'server' && field !== 'id')) continue;
     out[field] = deviceValue(meta.kind, value);
   }
-  out.id = doc.id;
-  return out;
+  return { ...out, id: doc.id };
 }
 
 /** A field's value as a device may send it: nested server-owned parts cleared (null). */
@@ -55,7 +54,7 @@ export function deviceValue(kind: FieldKind, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (kind.type === 'list') return (value as unknown[]).map((v) => deviceValue(kind.of, v));
   if (kind.type !== 'object') return value;
-  const out: Doc = { ...(value as Doc) };
+  const out: Fields = { ...(value as Fields) };
   for (const [name, { meta }] of Object.entries(kind.shape.fields)) {
     if (meta.owner === 'server') out[name] = null;
     else if (name in out) out[name] = deviceValue(meta.kind, out[name]);
@@ -64,6 +63,6 @@ export function deviceValue(kind: FieldKind, value: unknown): unknown {
 }
 
 /** A record as a replicated document. */
-export function toDocument(record: object, deleted: boolean): Doc {
+export function toDocument(record: { id: string }, deleted: boolean): Doc {
   return { ...record, _deleted: deleted };
 }

@@ -1,4 +1,5 @@
 import { inventoryItems, inventoryLocations } from '../../storage/inventory.js';
+import type { StockMovement } from '../../../shared/index.js';
 import { applyStockMovement } from '../../storage/stock-ledger.js';
 import { toDocument } from './documents.js';
 import { deviceCopyDiffers, differsForDevice, type Doc } from './merge.js';
@@ -18,24 +19,26 @@ export async function applyMovement(run: PushRun, row: Row, doc: Doc, deleted: b
     return;
   }
   if (deleted) return;
+  // parseDocument checked `doc` against the stock movement resource: these fields are as declared.
+  const sent = doc as Doc & Pick<StockMovement, 'itemId' | 'locationId' | 'delta' | 'reason'> & Partial<Pick<StockMovement, 'toLocationId' | 'serviceId' | 'note'>>;
   const orgId = run.ctx.viewer.orgId;
-  if (!(await inventoryItems.findById(run.tx, orgId, doc.itemId as string))) return refuse(`item ${String(doc.itemId)} was not found`);
-  for (const location of [doc.locationId, doc.toLocationId].filter((l) => l != null)) {
-    if (!(await inventoryLocations.findById(run.tx, orgId, location as string))) return refuse(`location ${String(location)} was not found`);
+  if (!(await inventoryItems.findById(run.tx, orgId, sent.itemId))) return refuse(`item ${sent.itemId} was not found`);
+  for (const location of [sent.locationId, sent.toLocationId ?? null].filter((l) => l !== null)) {
+    if (!(await inventoryLocations.findById(run.tx, orgId, location))) return refuse(`location ${location} was not found`);
   }
-  if (doc.delta === 0) return refuse('a stock movement must change the quantity (delta is 0)');
+  if (sent.delta === 0) return refuse('a stock movement must change the quantity (delta is 0)');
   const { movement, applied } = await applyStockMovement(run.tx, orgId, {
-    id: doc.id as string,
-    itemId: doc.itemId as string,
-    locationId: doc.locationId as string,
-    toLocationId: (doc.toLocationId as string | null) ?? null,
-    delta: doc.delta as number,
-    reason: doc.reason as never,
-    serviceId: (doc.serviceId as string | null) ?? null,
-    note: (doc.note as string | null) ?? null,
+    id: sent.id,
+    itemId: sent.itemId,
+    locationId: sent.locationId,
+    toLocationId: sent.toLocationId ?? null,
+    delta: sent.delta,
+    reason: sent.reason,
+    serviceId: sent.serviceId ?? null,
+    note: sent.note ?? null,
     createdById: run.ctx.viewer.userId,
   });
   if (applied) run.outcome.written++;
-  run.masters.set(movement.id, { record: movement as unknown as Doc, deleted: false });
-  if (deviceCopyDiffers(resource, movement as unknown as Doc, row.newDocumentState)) run.outcome.conflicts.push(toDocument(movement, false));
+  run.masters.set(movement.id, { record: movement, deleted: false });
+  if (deviceCopyDiffers(resource, movement, row.newDocumentState)) run.outcome.conflicts.push(toDocument(movement, false));
 }

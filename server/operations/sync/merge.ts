@@ -16,7 +16,10 @@ import { deviceValue } from './documents.js';
  * clash throws away is reported, to be written to sync_conflicts. Server-owned fields always keep
  * the server's value.
  */
-export type Doc = Record<string, unknown>;
+/** Any document-like state (a base a device sent, a nested object): fields by name. */
+export type Fields = Record<string, unknown>;
+/** A document: fields plus its id. */
+export type Doc = Fields & { id: string };
 
 export interface Clash {
   field: string;
@@ -36,7 +39,7 @@ const same = (a: unknown, b: unknown) => isDeepStrictEqual(a ?? null, b ?? null)
 /** Whether two values of a field are equal (null and absent alike). */
 export const sameValue = same;
 
-export function mergeDocument(resource: ResourceDef, base: Doc | null, ours: Doc, theirs: Doc, pusher: Role): MergeResult {
+export function mergeDocument(resource: ResourceDef, base: Fields | null, ours: Doc, theirs: Doc, pusher: Role): MergeResult {
   const merged: Doc = { ...theirs };
   const clashes: Clash[] = [];
   for (const [field, { meta }] of Object.entries(resource.fields)) {
@@ -121,14 +124,14 @@ function uniteById(base: unknown, ours: unknown, theirs: unknown): unknown {
 }
 
 /** Photo fields only the server fills in (the bytes' size and type) stay the server's. */
-function serverFieldsOf(item: Doc): Doc {
-  const keep: Doc = {};
+function serverFieldsOf(item: Fields): Fields {
+  const keep: Fields = {};
   for (const key of ['size', 'contentType', 'url']) if (item[key] != null) keep[key] = item[key];
   return keep;
 }
 
 /** Whether a merged document differs from what the device sent, in fields the device may set. */
-export function differsForDevice(resource: ResourceDef, merged: Doc, ours: Doc): boolean {
+export function differsForDevice(resource: ResourceDef, merged: Fields, ours: Fields): boolean {
   return Object.entries(resource.fields).some(
     ([field, { meta }]) => meta.owner !== 'server' && field in ours && !same(merged[field], ours[field]),
   );
@@ -141,6 +144,6 @@ export function differsForDevice(resource: ResourceDef, merged: Doc, ours: Doc):
  * state only from a push answer or a pull: a stream event for a document that still has a push in
  * flight is dropped, and the checkpoint moves past it.
  */
-export function deviceCopyDiffers(resource: ResourceDef, stored: Doc, sent: Doc): boolean {
+export function deviceCopyDiffers(resource: ResourceDef, stored: Fields, sent: Fields): boolean {
   return Object.keys(resource.fields).some((field) => !same(stored[field], sent[field]));
 }

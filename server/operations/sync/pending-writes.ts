@@ -27,11 +27,11 @@ export class PendingWrites {
   }
 
   insert(doc: Doc, sent: Doc): void {
-    this.inserts.set(doc.id as string, { doc, sent });
+    this.inserts.set(doc.id, { doc, sent });
   }
 
   update(doc: Doc, sent: Doc, clashes: Clash[]): void {
-    this.updates.set(doc.id as string, { doc, sent, clashes });
+    this.updates.set(doc.id, { doc, sent, clashes });
   }
 
   async flush(run: PushRun): Promise<void> {
@@ -42,18 +42,18 @@ export class PendingWrites {
     this.inserts = new Map();
     this.updates = new Map();
     const stored = [
-      ...(await collection.table.insertMany(run.tx, orgId, inserts.map((w) => w.doc as Doc & { id: string }))),
-      ...(await collection.table.updateMany(run.tx, orgId, updates.map((w) => w.doc as Doc & { id: string }))),
+      ...(await collection.table.insertMany(run.tx, orgId, inserts.map((w) => w.doc))),
+      ...(await collection.table.updateMany(run.tx, orgId, updates.map((w) => w.doc))),
     ] as Doc[];
-    const sentById = new Map([...inserts, ...updates].map((w) => [w.doc.id as string, w.sent]));
+    const sentById = new Map([...inserts, ...updates].map((w) => [w.doc.id, w.sent]));
     for (const record of stored) {
-      run.masters.set(record.id as string, { record, deleted: false });
+      run.masters.set(record.id, { record, deleted: false });
       run.outcome.written++;
-      if (deviceCopyDiffers(collection.resource, record, sentById.get(record.id as string)!)) {
+      if (deviceCopyDiffers(collection.resource, record, sentById.get(record.id)!)) {
         run.outcome.conflicts.push(toDocument(record, false));
       }
     }
-    await logClashes(run, updates.flatMap((w) => w.clashes.map((clash) => ({ documentId: w.doc.id as string, clash }))));
+    await logClashes(run, updates.flatMap((w) => w.clashes.map((clash) => ({ documentId: w.doc.id, clash }))));
   }
 }
 

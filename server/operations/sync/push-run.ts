@@ -2,7 +2,7 @@ import { z } from 'zod';
 import type { Queryable } from '../../storage/db.js';
 import type { OperationContext } from '../context.js';
 import type { SyncCollection } from './collections.js';
-import type { Doc } from './merge.js';
+import type { Doc, Fields } from './merge.js';
 import type { PendingWrites } from './pending-writes.js';
 import type { References } from './references.js';
 
@@ -27,7 +27,7 @@ export const PushRows = z
   .array(
     z.object({
       assumedMasterState: DocState.nullish(),
-      newDocumentState: DocState.refine((d) => typeof d.id === 'string' && d.id.length > 0, 'needs an id'),
+      newDocumentState: z.object({ id: z.string().min(1, 'needs an id') }).catchall(z.unknown()),
       changeId: ChangeId.optional(),
       earlier: z.array(z.object({ changeId: ChangeId, state: DocState })).max(MAX_EARLIER).optional(),
     }),
@@ -64,7 +64,7 @@ export interface PushRun {
   outcome: PushOutcome;
 }
 
-export const rowId = (row: Row) => row.newDocumentState.id as string;
+export const rowId = (row: Row) => row.newDocumentState.id;
 
 /** Every change id a batch mentions, for one receipts lookup. */
 export function mentionedChangeIds(rows: Row[]): string[] {
@@ -76,7 +76,7 @@ export function mentionedChangeIds(rows: Row[]): string[] {
  * applied (the device never heard the answer, so its own write is not a conflict), else the
  * state the device last received.
  */
-export function effectiveBase(run: PushRun, row: Row): Doc | null {
+export function effectiveBase(run: PushRun, row: Row): Fields | null {
   const landed = (row.earlier ?? []).filter((e) => run.applied.has(e.changeId)).at(-1);
   return landed ? landed.state : row.assumedMasterState ?? null;
 }

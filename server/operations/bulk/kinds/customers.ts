@@ -35,7 +35,7 @@ const customersCreate = defineKind<z.output<typeof CreateRequest>, unknown>({
       for (const { index, item } of items) {
         const parsed = CustomerCreate.safeParse(item);
         if (parsed.success) {
-          valid.push({ ...withNullsLeftOut(customerResource, parsed.data), id: itemRecordId(env.operationId, index) });
+          valid.push(withNullsLeftOut(customerResource, { ...parsed.data, id: itemRecordId(env.operationId, index) }));
           outcomes.push({ ok: true });
         } else {
           outcomes.push({ error: { code: 'BAD_USER_INPUT', message: describeIssues(parsed.error.issues, { whole: '(item)', limit: Infinity }) } });
