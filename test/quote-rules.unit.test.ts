@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { QUOTE_STATUSES, type QuoteStatus } from '../shared/index.js';
 import { fromCents, lineAmountCents, quoteTotals, toCents } from '../server/operations/money.js';
-import { assertQuoteTransition, isEditable } from '../server/operations/quote-status.js';
+import { assertEditable, assertQuoteTransition, whyMayNotChangeQuote } from '../server/operations/quote-rules.js';
 
 /** Pure rules, table-driven: every quote status pair, and money rounding at its edges. */
 describe('quote status transitions', () => {
@@ -28,7 +28,24 @@ describe('quote status transitions', () => {
   });
 
   it('only a DRAFT is editable', () => {
-    expect(QUOTE_STATUSES.filter(isEditable)).toEqual(['DRAFT']);
+    const editable = (status: (typeof QUOTE_STATUSES)[number]) => {
+      try {
+        assertEditable({ number: 'Q-1', status });
+        return true;
+      } catch {
+        return false;
+      }
+    };
+    expect(QUOTE_STATUSES.filter(editable)).toEqual(['DRAFT']);
+    expect(() => assertEditable({ number: 'Q-7', status: 'SENT' })).toThrow('Quote Q-7 is SENT: only DRAFT quotes can be edited');
+  });
+
+  it('the office changes any quote; a technician only the quotes they created', () => {
+    const viewer = (role: 'ADMIN' | 'OFFICE' | 'API' | 'TECHNICIAN', userId = 'u1') => ({ role, userId, orgId: 'o', tokenId: 't' });
+    for (const role of ['ADMIN', 'OFFICE', 'API'] as const) expect(whyMayNotChangeQuote(viewer(role), { createdById: 'someone else' })).toBeNull();
+    expect(whyMayNotChangeQuote(viewer('TECHNICIAN'), { createdById: 'u1' })).toBeNull();
+    expect(whyMayNotChangeQuote(viewer('TECHNICIAN'), { createdById: 'u2' })).toBe('A TECHNICIAN may change only the quotes they created');
+    expect(whyMayNotChangeQuote(viewer('TECHNICIAN'), { createdById: null })).not.toBeNull();
   });
 });
 

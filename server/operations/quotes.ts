@@ -6,16 +6,16 @@ import { customers } from '../storage/customers.js';
 import { organizations } from '../storage/organizations.js';
 import { lockQuote, QUOTE_SORT_KEYS, quotePage, quotes } from '../storage/quotes.js';
 import { taxes } from '../storage/taxes.js';
-import { OFFICE_ROLES, type OperationContext } from './context.js';
+import type { OperationContext } from './context.js';
 import { newId } from './ids.js';
 import { parseInput } from './input.js';
 import { lineAmountCents, quoteTotals } from './money.js';
 import { listTag, pageWindow, toConnection, type Connection, type PageArgs } from './pagination.js';
-import { assertQuoteTransition, isEditable } from './quote-status.js';
+import { assertEditable, assertQuoteTransition, whyMayNotChangeQuote } from './quote-rules.js';
 
 /**
  * Quotes: numbered and priced by the server (also when first created offline), with status
- * changes through the state machine in quote-status.ts.
+ * changes through the state machine (quote-rules.ts).
  */
 
 const text = (max: number) => z.string().trim().max(max);
@@ -109,11 +109,7 @@ export async function updateQuote(ctx: OperationContext, id: string, raw: unknow
     assertMayChangeQuote(ctx, quote);
     const { status, ...content } = input;
     const edits = Object.fromEntries(Object.entries(content).filter(([, v]) => v !== undefined));
-    if (Object.keys(edits).length && !isEditable(quote.status)) {
-      throw errors.badInput(`Quote ${quote.number} is ${quote.status}: only DRAFT quotes can be edited`, {
-        fields: Object.keys(edits),
-      });
-    }
+    if (Object.keys(edits).length) assertEditable(quote, Object.keys(edits));
     if (status) assertQuoteTransition(quote.status, status);
     if (content.customerId) await requireCustomer(tx, orgId, content.customerId);
     const patch: Partial<Quote> = { ...edits, ...statusChange(quote.status, status) };
@@ -132,8 +128,8 @@ function statusChange(from: QuoteStatus, to: QuoteStatus | undefined): Partial<Q
 
 /** Office roles change any quote; a technician only the quotes they created. */
 export function assertMayChangeQuote(ctx: OperationContext, quote: Quote): void {
-  if (OFFICE_ROLES.includes(ctx.viewer.role) || quote.createdById === ctx.viewer.userId) return;
-  throw errors.forbidden(`A ${ctx.viewer.role} may change only the quotes they created`);
+  const refusal = whyMayNotChangeQuote(ctx.viewer, quote);
+  if (refusal) throw errors.forbidden(refusal);
 }
 
 async function requireCustomer(tx: Queryable, orgId: string, customerId: string): Promise<void> {

@@ -23,7 +23,7 @@ import { quotes } from '../../storage/quotes.js';
 import type { RecordTable } from '../../storage/records.js';
 import { services, serviceTypes } from '../../storage/services.js';
 import { OFFICE_ROLES, type OperationContext } from '../context.js';
-import { isEditable } from '../quote-status.js';
+import { assertEditable, whyMayNotChangeQuote } from '../quote-rules.js';
 import { nextQuoteNumber, priceQuote } from '../quotes.js';
 import type { Doc } from './merge.js';
 import type { References } from './references.js';
@@ -81,17 +81,12 @@ const quoteRules: Pick<SyncCollection, 'onInsert' | 'onUpdate' | 'refuse' | 'ref
     const changed = ['title', 'customerId', 'validUntil', 'lineItems', 'taxId', 'notes', 'terms'].some(
       (f) => JSON.stringify(merged[f] ?? null) !== JSON.stringify(master[f] ?? null),
     );
-    if (changed && !isEditable(master.status as Quote['status'])) {
-      throw errors.badInput(`Quote ${String(master.number)} is ${String(master.status)}: only DRAFT quotes can be edited`);
-    }
+    if (changed) assertEditable(master as Doc & Pick<Quote, 'number' | 'status'>);
     if (!changed) return merged;
     const priced = await priceQuote(tx, ctx.viewer.orgId, merged.lineItems as Quote['lineItems'], merged.taxId as string | null);
     return { ...merged, ...priced };
   },
-  refuse(ctx, master) {
-    if (OFFICE_ROLES.includes(ctx.viewer.role) || master.createdById === ctx.viewer.userId) return null;
-    return `a ${ctx.viewer.role} may change only the quotes they created`;
-  },
+  refuse: (ctx, master) => whyMayNotChangeQuote(ctx.viewer, master as Doc & Pick<Quote, 'createdById'>),
 };
 
 export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
