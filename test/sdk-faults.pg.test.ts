@@ -61,8 +61,7 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
     c.sync.start();
     await c.sync.awaitInSync();
     const lost = await officeVisit('its batch is lost');
-    await new Promise((r) => setTimeout(r, 300));
-    expect(dropped).toBe(1);
+    await expect.poll(() => dropped).toBe(1);
     const next = await officeVisit('its batch arrives');
     await holds(c, next);
     expect(await c.db.collections.services!.findOne(lost).exec()).not.toBeNull();
@@ -87,8 +86,7 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
     // Now the office's batch, read before the push, arrives.
     expect(valve.held.length).toBeGreaterThan(0);
     valve.release(1);
-    await new Promise((r) => setTimeout(r, 300));
-    expect((await c.db.collections.services!.findOne(id).exec())!.toJSON()).toMatchObject({ notes: 'office wrote this', waterLevel: 'HIGH' });
+    await expect.poll(async () => (await c.db.collections.services!.findOne(id).exec())!.toJSON()).toMatchObject({ notes: 'office wrote this', waterLevel: 'HIGH' });
     closed = false;
     valve.release();
   });
@@ -155,7 +153,8 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
     await c.sync.awaitInSync();
     proxy.setMode('stall');
     const visit = await c.recordVisit({ customerId, notes: 'first words', waterLevel: 'LOW' });
-    await new Promise((r) => setTimeout(r, 300)); // the push reached the server; its answer is held
+    // The push reached the server; its answer is held.
+    await expect.poll(() => serverDocument(server, office, 'services', visit.id)).toMatchObject({ notes: 'first words' });
     await c.updateVisit(visit.id, { notes: 'second words', waterLevel: 'HIGH' });
     await new Promise((r) => setTimeout(r, 1200)); // the held push times out
     proxy.setMode('pass');

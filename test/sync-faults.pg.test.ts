@@ -186,10 +186,19 @@ describe.each(engines)('sync under faults on %s', (engine) => {
       // Another writer of the organization holds its feed lock; both attempts arrive meanwhile.
       await holder.query('begin');
       await holder.query(`select pg_advisory_xact_lock(hashtextextended('change-feed:' || $1, 0))`, [orgId]);
+      // Each attempt is known to wait on the lock (pg_locks shows it), not assumed to after a pause.
+      const waiting = async () =>
+        Number(
+          (
+            await holder.query(
+              `select count(*) as n from pg_locks where locktype = 'advisory' and not granted and database = (select oid from pg_database where datname = current_database())`,
+            )
+          ).rows[0].n,
+        );
       const first = pushChanges(server, tech.token, 'quotes', [row as never]);
-      await new Promise((r) => setTimeout(r, 200));
+      await expect.poll(waiting).toBe(1);
       const retry = pushChanges(server, tech.token, 'quotes', [row as never]);
-      await new Promise((r) => setTimeout(r, 200));
+      await expect.poll(waiting).toBe(2);
       await holder.query('commit');
       const answers = await Promise.all([first, retry]);
       expect(answers.map((a) => a.status)).toEqual([200, 200]);
