@@ -1,8 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { appointments } from '../server/storage/appointments.js';
 import { caller, ok, tokenFor } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
-import { errorCodes, newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { engines, type TestStore } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
+import { errorCodes, newOrganization, type TestServer } from './support/server.js';
 
 /** The spec's customer operations: search, every filter, sorts, both pagination directions, limits. */
 const CREATE = `mutation CreateCustomer($input: CreateCustomerInput!) {
@@ -30,17 +31,11 @@ describe.each(engines)('customers on %s', (engine) => {
   let orgId: string;
   let admin: Api;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db);
-    const created = await newOrganization(store.db, 'Customer Pools');
-    adminToken = created.token;
-    orgId = created.org.id;
+  useTestServer(engine, { organization: 'Customer Pools' }, async (t) => {
+    ({ store, server } = t);
+    adminToken = t.token;
+    orgId = t.org.id;
     admin = caller(server, adminToken);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
   });
 
   /** A separate organization per scenario keeps lists exact. */

@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { caller, ok, tokenFor } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
-import { errorCodes, newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { engines, type TestStore } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
+import { errorCodes, newOrganization, type TestServer } from './support/server.js';
 
 /** The spec's inventory operations: stock per location, the ledger behind every change, transfers. */
 const CREATE_LOCATION = `mutation CreateInventoryLocation($input: CreateInventoryLocationInput!) {
@@ -30,17 +31,12 @@ describe.each(engines)('inventory on %s', (engine) => {
   let warehouse: string;
   let truck: string;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db);
-    adminToken = (await newOrganization(store.db, 'Stock Pools')).token;
+  useTestServer(engine, { organization: 'Stock Pools' }, async (t) => {
+    ({ store, server } = t);
+    adminToken = t.token;
     admin = caller(server, adminToken);
     warehouse = ok(await admin(CREATE_LOCATION, { input: { name: 'Warehouse', address: '1 Depot Rd' } })).createInventoryLocation.id;
     truck = ok(await admin(CREATE_LOCATION, { input: { name: 'Truck 7' } })).createInventoryLocation.id;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
   });
 
   const newItem = async (input: Record<string, unknown> = {}) =>

@@ -1,6 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
-import { errorCodes, gql, newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { engines, type TestStore } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
+import { errorCodes, gql, newOrganization, type TestServer } from './support/server.js';
 
 /** The spec's organization operations, API tokens, roles and tenancy, over HTTP. */
 const ORG_FIELDS = `id name slug email phone website logo timezone currency accountingConnected
@@ -23,16 +24,10 @@ describe.each(engines)('organization API on %s', (engine) => {
   let admin: string;
   let orgId: string;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db);
-    const created = await newOrganization(store.db, 'Sunny Pools');
-    admin = created.token;
-    orgId = created.org.id;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
+  useTestServer(engine, { organization: 'Sunny Pools' }, async (t) => {
+    ({ store, server } = t);
+    admin = t.token;
+    orgId = t.org.id;
   });
 
   async function createToken(role: string, token = admin) {

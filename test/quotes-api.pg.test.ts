@@ -1,7 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { caller, ok, tokenFor } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
-import { errorCodes, newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { engines, type TestStore } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
+import { errorCodes, newOrganization, type TestServer } from './support/server.js';
 
 /** The spec's quote operations, sent as a third party would, with the server's pricing rules. */
 const CREATE_CUSTOMER = `mutation CreateCustomer($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }`;
@@ -32,18 +33,12 @@ describe.each(engines)('quotes on %s', (engine) => {
   let customerId: string;
   let taxId: string;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db);
-    const { token } = await newOrganization(store.db, 'Quote Pools');
-    adminToken = token;
-    admin = caller(server, token);
+  useTestServer(engine, { organization: 'Quote Pools' }, async (t) => {
+    ({ store, server } = t);
+    adminToken = t.token;
+    admin = caller(server, t.token);
     customerId = ok(await admin(CREATE_CUSTOMER, { input: { firstName: 'Ann', lastName: 'Lee' } })).createCustomer.id;
     taxId = ok(await admin(CREATE_TAX, { input: { name: 'Sales tax', rate: 8.25 } })).createTax.id;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
   });
 
   const newQuote = async (input: Record<string, unknown> = {}) =>

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Service } from '../shared/index.js';
 import { customers } from '../server/storage/customers.js';
 import { SERVICE_DATE_FILTERS, SERVICE_STRING_FILTERS, services, serviceTypes } from '../server/storage/services.js';
 import { caller, ok, tokenFor } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
-import { errorCodes, newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { engines, type TestStore } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
+import { errorCodes, newOrganization, type TestServer } from './support/server.js';
 
 /** infiniteServices: every ServiceFilter field, search, include/exclude, sorts and limits. */
 const LIST = `query InfiniteServices($selector: ServicesSelector, $sort: ServiceSort, $first: Int!, $after: String) {
@@ -20,17 +21,11 @@ describe.each(engines)('services on %s', (engine) => {
   let orgId: string;
   let n = 0;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db);
-    const created = await newOrganization(store.db, 'Visit Pools');
-    orgId = created.org.id;
-    adminToken = created.token;
-    api = caller(server, created.token);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
+  useTestServer(engine, { organization: 'Visit Pools' }, async (t) => {
+    ({ store, server } = t);
+    orgId = t.org.id;
+    adminToken = t.token;
+    api = caller(server, t.token);
   });
 
   /** Visits arrive by sync in production; here they are written through storage. */
