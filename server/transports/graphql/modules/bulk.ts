@@ -1,6 +1,8 @@
 import { cancelBulkOperation, getBulkOperation, listBulkOperations, startBulkOperation, type BulkOperationView } from '../../../operations/bulk/operations.js';
 import { listOutbox } from '../../../operations/bulk/outbox.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
+import type { MutationcancelBulkOperationArgs, MutationstartBulkOperationArgs, QuerybulkOperationArgs, QuerybulkOperationsArgs, QueryoutboxMessagesArgs } from '../generated/schema-types.js';
+import { connectionSDL } from './lists.js';
 
 /** GraphQL mirror of the REST bulk-operations interface, and the outbox. */
 export const typeDefs = /* GraphQL */ `
@@ -61,15 +63,7 @@ export const typeDefs = /* GraphQL */ `
     finishedAt: DateTime
   }
 
-  type BulkOperationConnection {
-    edges: [BulkOperationEdge!]!
-    pageInfo: PageInfo!
-  }
-
-  type BulkOperationEdge {
-    node: BulkOperation!
-    cursor: String!
-  }
+  ${connectionSDL('BulkOperation')}
 
   enum MessageChannel {
     EMAIL
@@ -91,32 +85,23 @@ export const typeDefs = /* GraphQL */ `
     sentAt: DateTime
   }
 
-  type OutboxMessageConnection {
-    edges: [OutboxMessageEdge!]!
-    pageInfo: PageInfo!
-  }
-
-  type OutboxMessageEdge {
-    node: OutboxMessage!
-    cursor: String!
-  }
+  ${connectionSDL('OutboxMessage')}
 `;
 
-type Args = Record<string, any>;
 
 export const resolvers: Resolvers = {
   Query: {
-    bulkOperation: (_: unknown, { id }: Args, ctx: GraphQLContext) => getBulkOperation(ctx, id),
-    bulkOperations: (_: unknown, args: Args, ctx: GraphQLContext) => listBulkOperations(ctx, args),
-    outboxMessages: (_: unknown, args: Args, ctx: GraphQLContext) => listOutbox(ctx, args),
+    bulkOperation: (_: unknown, { id }: QuerybulkOperationArgs, ctx: GraphQLContext) => getBulkOperation(ctx, id),
+    bulkOperations: (_: unknown, args: QuerybulkOperationsArgs, ctx: GraphQLContext) => listBulkOperations(ctx, args),
+    outboxMessages: (_: unknown, args: QueryoutboxMessagesArgs, ctx: GraphQLContext) => listOutbox(ctx, args),
   },
   Mutation: {
-    startBulkOperation: async (_: unknown, { input }: Args, ctx: GraphQLContext) => {
+    startBulkOperation: async (_: unknown, { input }: MutationstartBulkOperationArgs, ctx: GraphQLContext) => {
       const { operation, created } = await startBulkOperation(ctx, { ...(input.payload ?? {}), kind: input.kind }, input.idempotencyKey);
       if (created) ctx.bulkStarted?.();
       return operation;
     },
-    cancelBulkOperation: (_: unknown, { id }: Args, ctx: GraphQLContext) => cancelBulkOperation(ctx, id),
+    cancelBulkOperation: (_: unknown, { id }: MutationcancelBulkOperationArgs, ctx: GraphQLContext) => cancelBulkOperation(ctx, id),
   },
   BulkOperation: {
     resultUrl: (op: BulkOperationView, _: unknown, ctx: GraphQLContext) => (op.resultKey ? ctx.fileUrl(op.resultKey) : null),

@@ -1,6 +1,7 @@
 import { resourceInputSDL, serviceTypeResource } from '../../../../shared/index.js';
 import { createServiceType, createTax, serviceTypesOf, taxesOf, updateServiceType } from '../../../operations/catalog.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
+import type { MutationcreateServiceTypeArgs, MutationcreateTaxArgs, MutationupdateServiceTypeArgs } from '../generated/schema-types.js';
 
 /** Service types and taxes: what quoted prices and quotes refer to. */
 export const typeDefs = /* GraphQL */ `
@@ -27,16 +28,15 @@ export const typeDefs = /* GraphQL */ `
   }
 `;
 
-type Args = Record<string, any>;
 
 export const resolvers: Resolvers = {
   Query: {
-    serviceTypes: (_: unknown, __: Args, ctx: GraphQLContext) => serviceTypesOf(ctx),
-    taxes: (_: unknown, __: Args, ctx: GraphQLContext) => taxesOf(ctx),
+    serviceTypes: (_: unknown, __: unknown, ctx: GraphQLContext) => serviceTypesOf(ctx),
+    taxes: (_: unknown, __: unknown, ctx: GraphQLContext) => taxesOf(ctx),
   },
   Mutation: {
-    createServiceType: (_: unknown, { input }: Args, ctx: GraphQLContext) => createServiceType(ctx, input),
-    updateServiceType: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateServiceType(ctx, id, input),
-    createTax: (_: unknown, { input }: Args, ctx: GraphQLContext) => createTax(ctx, input),
+    createServiceType: (_: unknown, { input }: MutationcreateServiceTypeArgs, ctx: GraphQLContext) => createServiceType(ctx, input),
+    updateServiceType: (_: unknown, { id, input }: MutationupdateServiceTypeArgs, ctx: GraphQLContext) => updateServiceType(ctx, id, input),
+    createTax: (_: unknown, { input }: MutationcreateTaxArgs, ctx: GraphQLContext) => createTax(ctx, input),
   },
 };

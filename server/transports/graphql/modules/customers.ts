@@ -8,6 +8,8 @@ import {
   updateCustomer,
 } from '../../../operations/customers.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
+import type { MutationcreateCustomerArgs, MutationdeleteCustomerArgs, MutationupdateCustomerArgs, MutationupdateCustomerQuotedPricesArgs, QueryinfiniteCustomerLookupArgs, QueryinfiniteCustomersArgs } from '../generated/schema-types.js';
+import { connectionSDL } from './lists.js';
 
 /** The spec's customer operations. */
 export const typeDefs = /* GraphQL */ `
@@ -35,21 +37,8 @@ export const typeDefs = /* GraphQL */ `
     updateCustomerQuotedPrices(customerId: ID!, input: UpdateCustomerQuotedPricesInput!): [CustomerQuotedPriceEntity!]!
   }
 
-  type CustomerConnection {
-    edges: [CustomerEdge!]!
-    pageInfo: PageInfo!
-    totalCount: Int!
-  }
-
-  type CustomerLookupConnection {
-    edges: [CustomerEdge!]!
-    pageInfo: PageInfo!
-  }
-
-  type CustomerEdge {
-    node: Customer!
-    cursor: String!
-  }
+  ${connectionSDL('Customer', { totalCount: true })}
+  ${connectionSDL('Customer', { name: 'CustomerLookupConnection', edge: false })}
 
   input CustomersSelector {
     "Every word must occur in a name, address, postal code or phone (at most 600 characters)."
@@ -101,18 +90,17 @@ export const typeDefs = /* GraphQL */ `
   ${resourceInputSDL('UpdateCustomerInput', customerResource)}
 `;
 
-type Args = Record<string, any>;
 
 export const resolvers: Resolvers = {
   Query: {
-    infiniteCustomers: (_: unknown, args: Args, ctx: GraphQLContext) => listCustomers(ctx, args),
-    infiniteCustomerLookup: (_: unknown, args: Args, ctx: GraphQLContext) => lookupCustomers(ctx, args as Args & { query: string }),
+    infiniteCustomers: (_: unknown, args: QueryinfiniteCustomersArgs, ctx: GraphQLContext) => listCustomers(ctx, args),
+    infiniteCustomerLookup: (_: unknown, args: QueryinfiniteCustomerLookupArgs, ctx: GraphQLContext) => lookupCustomers(ctx, args),
   },
   Mutation: {
-    createCustomer: (_: unknown, { input }: Args, ctx: GraphQLContext) => createCustomer(ctx, input),
-    updateCustomer: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateCustomer(ctx, id, input),
-    deleteCustomer: (_: unknown, { id }: Args, ctx: GraphQLContext) => deleteCustomer(ctx, id),
-    updateCustomerQuotedPrices: (_: unknown, { customerId, input }: Args, ctx: GraphQLContext) =>
+    createCustomer: (_: unknown, { input }: MutationcreateCustomerArgs, ctx: GraphQLContext) => createCustomer(ctx, input),
+    updateCustomer: (_: unknown, { id, input }: MutationupdateCustomerArgs, ctx: GraphQLContext) => updateCustomer(ctx, id, input),
+    deleteCustomer: (_: unknown, { id }: MutationdeleteCustomerArgs, ctx: GraphQLContext) => deleteCustomer(ctx, id),
+    updateCustomerQuotedPrices: (_: unknown, { customerId, input }: MutationupdateCustomerQuotedPricesArgs, ctx: GraphQLContext) =>
       replaceQuotedPrices(ctx, customerId, input),
   },
   Customer: {

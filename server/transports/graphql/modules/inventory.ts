@@ -11,6 +11,8 @@ import {
   updateLocation,
 } from '../../../operations/inventory.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
+import type { MutationcreateInventoryItemArgs, MutationcreateInventoryLocationArgs, MutationtransferInventoryArgs, MutationupdateInventoryItemArgs, MutationupdateInventoryLocationArgs, QueryinfiniteInventoryItemsArgs, QueryinventoryItemArgs, QuerystockMovementsArgs } from '../generated/schema-types.js';
+import { connectionSDL } from './lists.js';
 
 /** The spec's inventory operations, plus locations and the stock history. */
 export const typeDefs = /* GraphQL */ `
@@ -43,15 +45,7 @@ export const typeDefs = /* GraphQL */ `
     location: InventoryLocation
   }
 
-  type InventoryItemConnection {
-    edges: [InventoryItemEdge!]!
-    pageInfo: PageInfo!
-  }
-
-  type InventoryItemEdge {
-    node: InventoryItem!
-    cursor: String!
-  }
+  ${connectionSDL('InventoryItem')}
 
   input InventoryFilter {
     category: InventoryCategory
@@ -93,21 +87,20 @@ export const typeDefs = /* GraphQL */ `
   ${resourceInputSDL('UpdateInventoryLocationInput', inventoryLocationResource)}
 `;
 
-type Args = Record<string, any>;
 
 export const resolvers: Resolvers = {
   Query: {
-    infiniteInventoryItems: (_: unknown, args: Args, ctx: GraphQLContext) => listInventoryItems(ctx, args),
-    inventoryItem: (_: unknown, { selector }: Args, ctx: GraphQLContext) => getInventoryItem(ctx, selector.id),
-    inventoryLocations: (_: unknown, __: Args, ctx: GraphQLContext) => locationsOf(ctx),
-    stockMovements: (_: unknown, { itemId, first }: Args, ctx: GraphQLContext) => stockHistory(ctx, itemId, first),
+    infiniteInventoryItems: (_: unknown, args: QueryinfiniteInventoryItemsArgs, ctx: GraphQLContext) => listInventoryItems(ctx, args),
+    inventoryItem: (_: unknown, { selector }: QueryinventoryItemArgs, ctx: GraphQLContext) => getInventoryItem(ctx, selector.id),
+    inventoryLocations: (_: unknown, __: unknown, ctx: GraphQLContext) => locationsOf(ctx),
+    stockMovements: (_: unknown, { itemId, first }: QuerystockMovementsArgs, ctx: GraphQLContext) => stockHistory(ctx, itemId, first),
   },
   Mutation: {
-    createInventoryItem: (_: unknown, { input }: Args, ctx: GraphQLContext) => createInventoryItem(ctx, input),
-    updateInventoryItem: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateInventoryItem(ctx, id, input),
-    transferInventory: (_: unknown, { input }: Args, ctx: GraphQLContext) => transferInventory(ctx, input),
-    createInventoryLocation: (_: unknown, { input }: Args, ctx: GraphQLContext) => createLocation(ctx, input),
-    updateInventoryLocation: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateLocation(ctx, id, input),
+    createInventoryItem: (_: unknown, { input }: MutationcreateInventoryItemArgs, ctx: GraphQLContext) => createInventoryItem(ctx, input),
+    updateInventoryItem: (_: unknown, { id, input }: MutationupdateInventoryItemArgs, ctx: GraphQLContext) => updateInventoryItem(ctx, id, input),
+    transferInventory: (_: unknown, { input }: MutationtransferInventoryArgs, ctx: GraphQLContext) => transferInventory(ctx, input),
+    createInventoryLocation: (_: unknown, { input }: MutationcreateInventoryLocationArgs, ctx: GraphQLContext) => createLocation(ctx, input),
+    updateInventoryLocation: (_: unknown, { id, input }: MutationupdateInventoryLocationArgs, ctx: GraphQLContext) => updateLocation(ctx, id, input),
   },
   InventoryItem: {
     location: (i: InventoryItem, _: unknown, ctx: GraphQLContext) => (i.locationId ? ctx.loaders.location.load(i.locationId) : null),

@@ -1,6 +1,27 @@
 import type { Resolvers } from '../context.js';
 
 /**
+ * The SDL of a cursor connection of `node` (every list is one): `<node>Connection` with its edges
+ * and page info (and `totalCount` when the list counts), and `<node>Edge`. `name` renames the
+ * connection; `edge: false` reuses an edge type declared by another connection of the same node.
+ */
+export function connectionSDL(node: string, options: { name?: string; totalCount?: boolean; edge?: boolean } = {}): string {
+  const connection = `
+  type ${options.name ?? `${node}Connection`} {
+    edges: [${node}Edge!]!
+    pageInfo: PageInfo!${options.totalCount ? '\n    totalCount: Int!' : ''}
+  }
+`;
+  const edge = `
+  type ${node}Edge {
+    node: ${node}!
+    cursor: String!
+  }
+`;
+  return options.edge === false ? connection : connection + edge;
+}
+
+/**
  * Types every list shares: page info and the filter inputs. Equality is spelled `eq` in the
  * spec's customer filters and `equals` in its service filters; both are accepted everywhere.
  */

@@ -12,6 +12,7 @@ import {
 } from '../../../operations/organization.js';
 import type { Organization } from '../../../../shared/index.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
+import type { MutationcreateApiTokenArgs, MutationrevokeApiTokenArgs, MutationupdateOrganizationArgs, MutationupdateOrganizationSettingsArgs, QueryusersArgs } from '../generated/schema-types.js';
 
 /** The spec's organization operations, plus the viewer and API-token management. */
 export const typeDefs = /* GraphQL */ `
@@ -74,22 +75,21 @@ export const typeDefs = /* GraphQL */ `
   }
 `;
 
-type Args<T> = Record<string, T>;
 
 export const resolvers: Resolvers = {
   Query: {
     organization: (_: unknown, __: unknown, ctx: GraphQLContext) => getOrganization(ctx),
     viewer: (_: unknown, __: unknown, ctx: GraphQLContext) => ({ role: ctx.viewer.role }),
     apiTokens: (_: unknown, __: unknown, ctx: GraphQLContext) => listApiTokens(ctx),
-    users: (_: unknown, { role }: Args<unknown>, ctx: GraphQLContext) => listOrganizationUsers(ctx, role),
+    users: (_: unknown, { role }: QueryusersArgs, ctx: GraphQLContext) => listOrganizationUsers(ctx, role),
   },
   Mutation: {
-    updateOrganization: (_: unknown, { input }: Args<unknown>, ctx: GraphQLContext) =>
+    updateOrganization: (_: unknown, { input }: MutationupdateOrganizationArgs, ctx: GraphQLContext) =>
       updateOrganization(ctx, input),
-    updateOrganizationSettings: (_: unknown, { input }: Args<unknown>, ctx: GraphQLContext) =>
+    updateOrganizationSettings: (_: unknown, { input }: MutationupdateOrganizationSettingsArgs, ctx: GraphQLContext) =>
       updateOrganizationSettings(ctx, input),
-    createApiToken: (_: unknown, { input }: Args<unknown>, ctx: GraphQLContext) => createApiToken(ctx, input),
-    revokeApiToken: (_: unknown, { id }: Args<string>, ctx: GraphQLContext) => revokeApiToken(ctx, id!),
+    createApiToken: (_: unknown, { input }: MutationcreateApiTokenArgs, ctx: GraphQLContext) => createApiToken(ctx, input),
+    revokeApiToken: (_: unknown, { id }: MutationrevokeApiTokenArgs, ctx: GraphQLContext) => revokeApiToken(ctx, id),
   },
   Organization: {
     logo: (org: Organization, _: unknown, ctx: GraphQLContext) => (org.logoKey ? ctx.fileUrl(org.logoKey) : null),

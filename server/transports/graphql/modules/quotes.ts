@@ -2,6 +2,8 @@ import type { Quote } from '../../../../shared/index.js';
 import { createQuote, getQuote, listQuotes, updateQuote } from '../../../operations/quotes.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 import { withPhotoUrls } from '../file-urls.js';
+import type { MutationcreateQuoteArgs, MutationupdateQuoteArgs, QueryinfiniteQuotesArgs, QueryquoteArgs } from '../generated/schema-types.js';
+import { connectionSDL } from './lists.js';
 
 /** The spec's quote operations. */
 export const typeDefs = /* GraphQL */ `
@@ -18,15 +20,7 @@ export const typeDefs = /* GraphQL */ `
     updateQuote(id: ID!, input: UpdateQuoteInput!): Quote!
   }
 
-  type QuoteConnection {
-    edges: [QuoteEdge!]!
-    pageInfo: PageInfo!
-  }
-
-  type QuoteEdge {
-    node: Quote!
-    cursor: String!
-  }
+  ${connectionSDL('Quote')}
 
   "Both fields narrow the list when given."
   input QuoteFilter {
@@ -70,16 +64,15 @@ export const typeDefs = /* GraphQL */ `
   }
 `;
 
-type Args = Record<string, any>;
 
 export const resolvers: Resolvers = {
   Query: {
-    infiniteQuotes: (_: unknown, args: Args, ctx: GraphQLContext) => listQuotes(ctx, args),
-    quote: (_: unknown, { selector }: Args, ctx: GraphQLContext) => getQuote(ctx, selector.id),
+    infiniteQuotes: (_: unknown, args: QueryinfiniteQuotesArgs, ctx: GraphQLContext) => listQuotes(ctx, args),
+    quote: (_: unknown, { selector }: QueryquoteArgs, ctx: GraphQLContext) => getQuote(ctx, selector.id),
   },
   Mutation: {
-    createQuote: (_: unknown, { input }: Args, ctx: GraphQLContext) => createQuote(ctx, input),
-    updateQuote: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateQuote(ctx, id, input),
+    createQuote: (_: unknown, { input }: MutationcreateQuoteArgs, ctx: GraphQLContext) => createQuote(ctx, input),
+    updateQuote: (_: unknown, { id, input }: MutationupdateQuoteArgs, ctx: GraphQLContext) => updateQuote(ctx, id, input),
   },
   Quote: {
     customer: async (q: Quote, _: unknown, ctx: GraphQLContext) => ctx.loaders.customer.load(q.customerId),

@@ -2,6 +2,8 @@ import { resourceInputSDL, serviceResource, type Service } from '../../../../sha
 import { createService, listServices, updateService } from '../../../operations/services.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 import { withPhotoUrls } from '../file-urls.js';
+import type { ServicesSelector, MutationcreateServiceArgs, MutationupdateServiceArgs, QueryinfiniteServicesArgs } from '../generated/schema-types.js';
+import { connectionSDL } from './lists.js';
 
 /** The spec's visit list. */
 export const typeDefs = /* GraphQL */ `
@@ -21,15 +23,7 @@ export const typeDefs = /* GraphQL */ `
 
   ${resourceInputSDL('UpdateServiceInput', serviceResource, { omit: ['photos'] })}
 
-  type ServiceConnection {
-    edges: [ServiceEdge!]!
-    pageInfo: PageInfo!
-  }
-
-  type ServiceEdge {
-    node: Service!
-    cursor: String!
-  }
+  ${connectionSDL('Service')}
 
   input ServicesSelector {
     filters: ServiceFilter
@@ -89,10 +83,8 @@ export const typeDefs = /* GraphQL */ `
   }
 `;
 
-type Args = Record<string, any>;
-
 /** GraphQL lists may hold nulls ([String]); they select nothing, so drop them. */
-function withoutNulls(selector: Args | null | undefined): Args | null | undefined {
+function withoutNulls(selector: ServicesSelector | null | undefined) {
   if (!selector) return selector;
   const clean = (list?: unknown[] | null) => list?.filter((v) => v !== null);
   const filters = selector.filters && { ...selector.filters, notification: clean(selector.filters.notification), technicians: clean(selector.filters.technicians) };
@@ -101,12 +93,12 @@ function withoutNulls(selector: Args | null | undefined): Args | null | undefine
 
 export const resolvers: Resolvers = {
   Query: {
-    infiniteServices: (_: unknown, args: Args, ctx: GraphQLContext) =>
+    infiniteServices: (_: unknown, args: QueryinfiniteServicesArgs, ctx: GraphQLContext) =>
       listServices(ctx, { ...args, selector: withoutNulls(args.selector) }),
   },
   Mutation: {
-    createService: (_: unknown, { input }: Args, ctx: GraphQLContext) => createService(ctx, input),
-    updateService: (_: unknown, { id, input }: Args, ctx: GraphQLContext) => updateService(ctx, id, input),
+    createService: (_: unknown, { input }: MutationcreateServiceArgs, ctx: GraphQLContext) => createService(ctx, input),
+    updateService: (_: unknown, { id, input }: MutationupdateServiceArgs, ctx: GraphQLContext) => updateService(ctx, id, input),
   },
   Service: {
     photos: (s: Service, _: unknown, ctx: GraphQLContext) => withPhotoUrls(ctx, 'services', s.id, s.photos),

@@ -1,5 +1,7 @@
 import { listConflicts, listQuarantine } from '../../../operations/sync/log.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
+import type { QuerysyncConflictsArgs, QuerysyncQuarantineArgs } from '../generated/schema-types.js';
+import { connectionSDL } from './lists.js';
 
 /** What sync merged away (the conflict log) and what it could not accept (the quarantine). */
 export const typeDefs = /* GraphQL */ `
@@ -32,15 +34,7 @@ export const typeDefs = /* GraphQL */ `
     createdAt: DateTime!
   }
 
-  type SyncConflictConnection {
-    edges: [SyncConflictEdge!]!
-    pageInfo: PageInfo!
-  }
-
-  type SyncConflictEdge {
-    node: SyncConflict!
-    cursor: String!
-  }
+  ${connectionSDL('SyncConflict')}
 
   type SyncQuarantineEntry {
     id: ID!
@@ -64,11 +58,10 @@ export const typeDefs = /* GraphQL */ `
   }
 `;
 
-type Args = Record<string, any>;
 
 export const resolvers: Resolvers = {
   Query: {
-    syncConflicts: (_: unknown, args: Args, ctx: GraphQLContext) => listConflicts(ctx, args),
-    syncQuarantine: (_: unknown, args: Args, ctx: GraphQLContext) => listQuarantine(ctx, args),
+    syncConflicts: (_: unknown, args: QuerysyncConflictsArgs, ctx: GraphQLContext) => listConflicts(ctx, args),
+    syncQuarantine: (_: unknown, args: QuerysyncQuarantineArgs, ctx: GraphQLContext) => listQuarantine(ctx, args),
   },
 };
