@@ -22,13 +22,13 @@ export function serviceTypesOf(ctx: OperationContext): Promise<ServiceType[]> {
 
 export async function createServiceType(ctx: OperationContext, raw: unknown): Promise<ServiceType> {
   requireRole(ctx.viewer, OFFICE_ROLES, 'create service types');
-  const input = parseInput(CreateServiceTypeInput, raw) as Partial<ServiceType>;
+  const input = parseInput(CreateServiceTypeInput, raw);
   return serviceTypes.insert(ctx.db, ctx.viewer.orgId, { desc: null, ...input, id: newId() });
 }
 
 export async function updateServiceType(ctx: OperationContext, id: string, raw: unknown): Promise<ServiceType> {
   requireRole(ctx.viewer, OFFICE_ROLES, 'change service types');
-  const input = parseInput(UpdateServiceTypeInput, raw) as Partial<ServiceType>;
+  const input = parseInput(UpdateServiceTypeInput, raw);
   const updated = await serviceTypes.update(ctx.db, ctx.viewer.orgId, id, input);
   if (!updated) throw errors.notFound('Service type', id);
   return updated;

@@ -50,7 +50,8 @@ const CustomerFilterInput = z.strictObject({
   customerSinceDate: DateTimeFilterInput.nullish(),
   deleted: BooleanFilterInput.nullish(),
 });
-export const CustomersSelectorInput = z.strictObject({ search: SearchInput, filters: CustomerFilterInput.nullish() }).nullish();
+/** Typed as storage's selector: TypeScript checks the validator's output against it. */
+export const CustomersSelectorInput: z.ZodType<CustomerSelector | null | undefined> = z.strictObject({ search: SearchInput, filters: CustomerFilterInput.nullish() }).nullish();
 const CustomersSortInput = z
   .array(z.strictObject({ field: z.enum(CUSTOMER_SORT_FIELDS), direction: SortDirection.nullish() }))
   .max(5)
@@ -73,7 +74,7 @@ export async function listCustomers(
   ctx: OperationContext,
   args: PageArgs & { selector?: unknown; sort?: unknown },
 ): Promise<CustomerConnection> {
-  const selector = (parseInput(CustomersSelectorInput, args.selector) ?? {}) as CustomerSelector;
+  const selector = parseInput(CustomersSelectorInput, args.selector) ?? {};
   const sort = (parseInput(CustomersSortInput, args.sort) ?? []).map((s) => ({ field: s.field, direction: s.direction ?? 'ASC' }));
   const keys = customerSortKeys(sort);
   const tag = listTag(ctx.viewer.orgId, 'customers', keys.map((k) => `${k.expr} ${k.desc}`).join());
@@ -101,14 +102,14 @@ export async function lookupCustomers(
 
 export async function createCustomer(ctx: OperationContext, raw: unknown): Promise<Customer> {
   requireRole(ctx.viewer, OFFICE_ROLES, 'create customers');
-  const input = parseInput(CreateCustomerInput, raw) as Partial<Customer>;
+  const input = parseInput(CreateCustomerInput, raw);
   return customers.insert(ctx.db, ctx.viewer.orgId, { ...input, id: newId() });
 }
 
 /** Fields not submitted stay as they were; null clears a nullable field. */
 export async function updateCustomer(ctx: OperationContext, id: string, raw: unknown): Promise<Customer> {
   requireRole(ctx.viewer, OFFICE_ROLES, 'change customers');
-  const input = parseInput(UpdateCustomerInput, raw) as Partial<Customer>;
+  const input = parseInput(UpdateCustomerInput, raw);
   const updated = await customers.update(ctx.db, ctx.viewer.orgId, id, input);
   if (!updated) throw errors.notFound('Customer', id);
   return updated;

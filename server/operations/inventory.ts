@@ -19,6 +19,7 @@ import {
   listLocations,
   locationsByIds,
   stockLevelsOfItems,
+  type InventoryFilter,
 } from '../storage/inventory.js';
 import { applyStockMovement, lockItemTotal, lockLevel, movementHistory } from '../storage/stock-ledger.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from './context.js';
@@ -50,7 +51,8 @@ const TransferInput = z.strictObject({
   toLocationId: z.string().min(1).max(128),
   quantity: z.number().int().positive('must be greater than 0').max(1_000_000_000),
 });
-export const InventoryFilterInput = z
+/** Typed as storage's filter: TypeScript checks the validator's output against it. */
+export const InventoryFilterInput: z.ZodType<InventoryFilter | null | undefined> = z
   .strictObject({
     category: z.enum(INVENTORY_CATEGORIES).nullish(),
     lowStock: z.boolean().nullish(),
@@ -193,13 +195,13 @@ export function locationsOf(ctx: OperationContext): Promise<InventoryLocation[]>
 
 export async function createLocation(ctx: OperationContext, raw: unknown): Promise<InventoryLocation> {
   requireRole(ctx.viewer, OFFICE_ROLES, 'create inventory locations');
-  const input = parseInput(CreateLocationInput, raw) as Partial<InventoryLocation>;
+  const input = parseInput(CreateLocationInput, raw);
   return inventoryLocations.insert(ctx.db, ctx.viewer.orgId, { address: null, ...input, id: newId() });
 }
 
 export async function updateLocation(ctx: OperationContext, id: string, raw: unknown): Promise<InventoryLocation> {
   requireRole(ctx.viewer, OFFICE_ROLES, 'change inventory locations');
-  const input = parseInput(UpdateLocationInput, raw) as Partial<InventoryLocation>;
+  const input = parseInput(UpdateLocationInput, raw);
   const updated = await inventoryLocations.update(ctx.db, ctx.viewer.orgId, id, input);
   if (!updated) throw errors.notFound('Inventory location', id);
   return updated;

@@ -34,7 +34,8 @@ const ServiceFilterInput = z.strictObject({
   notification: z.array(z.enum(NOTIFICATION_STATUSES)).max(3).nullish(),
   technicians: z.array(z.string().max(128)).max(100).nullish(),
 });
-export const ServicesSelectorInput = z
+/** Typed as storage's selector: TypeScript checks the validator's output against it. */
+export const ServicesSelectorInput: z.ZodType<ServiceSelector | null | undefined> = z
   .strictObject({
     filters: ServiceFilterInput.nullish(),
     search: SearchInput,
@@ -51,7 +52,7 @@ export async function listServices(
   ctx: OperationContext,
   args: PageArgs & { selector?: unknown; sort?: unknown },
 ): Promise<Connection<Service>> {
-  const selector = (parseInput(ServicesSelectorInput, args.selector) ?? {}) as ServiceSelector;
+  const selector = parseInput(ServicesSelectorInput, args.selector) ?? {};
   const sort = parseInput(ServiceSortInput, args.sort);
   const keys = serviceSortKeys(sort?.field ?? 'START_TIME', sort?.direction ?? 'DESC');
   const tag = listTag(ctx.viewer.orgId, 'services', keys.map((k) => `${k.expr} ${k.desc}`).join());
@@ -76,7 +77,7 @@ const OFFICE_FIELDS = Object.entries(serviceResource.fields)
  * (billing, flags, assignment) are the office's to set.
  */
 export async function createService(ctx: OperationContext, raw: unknown): Promise<Service> {
-  const input = parseInput(ServiceInput, raw) as Partial<Service>;
+  const input = parseInput(ServiceInput, raw);
   assertMayWrite(ctx, input);
   const orgId = ctx.viewer.orgId;
   return ctx.db.transaction(async (tx) => {
@@ -88,7 +89,7 @@ export async function createService(ctx: OperationContext, raw: unknown): Promis
 
 /** Fields not submitted stay as they were; null clears a field. */
 export async function updateService(ctx: OperationContext, id: string, raw: unknown): Promise<Service> {
-  const input = parseInput(ServiceInput, raw) as Partial<Service>;
+  const input = parseInput(ServiceInput, raw);
   assertMayWrite(ctx, input);
   const orgId = ctx.viewer.orgId;
   return ctx.db.transaction(async (tx) => {

@@ -1,6 +1,12 @@
 import * as z from 'zod';
 import type { FieldKind, FieldMap, FieldMeta } from './fields.js';
-import { writableFields, type InputOptions, type ResourceDef } from './resource.js';
+import { writableFields, type InputOptions, type RecordOf, type ResourceDef } from './resource.js';
+
+/**
+ * A zod object validator whose output is typed as `T`. The fields are derived from a resource at
+ * run time, so zod cannot infer them; this states what they are, once, where they are derived.
+ */
+export type TypedObjectValidator<T> = z.ZodObject & { _zod: { output: T } };
 
 /**
  * Runtime validators derived from the shared schema (zod). Untrusted records, such as documents
@@ -68,7 +74,7 @@ export function recordValidator(resource: ResourceDef): z.ZodObject {
  * fields as resourceInputSDL. Omitted fields stay undefined (unchanged); null clears a nullable
  * field; a non-null text field must not be blank.
  */
-export function inputValidator(resource: ResourceDef, options: InputOptions = {}): z.ZodObject {
+export function inputValidator<R extends ResourceDef>(resource: R, options: InputOptions = {}): TypedObjectValidator<Partial<RecordOf<R>>> {
   const required = new Set(options.required ?? []);
   const entries = writableFields(resource, options).map(([name, meta]) => {
     let validator = kindValidator(meta.kind);
@@ -81,5 +87,5 @@ export function inputValidator(resource: ResourceDef, options: InputOptions = {}
     if (meta.nullable) validator = validator.nullable();
     return [name, required.has(name) ? validator : validator.optional()];
   });
-  return z.strictObject(Object.fromEntries(entries));
+  return z.strictObject(Object.fromEntries(entries)) as TypedObjectValidator<Partial<RecordOf<R>>>;
 }

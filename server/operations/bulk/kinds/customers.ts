@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { csvColumnsOf, customerResource, describeIssues, inputValidator, withNullsLeftOut, type Customer } from '../../../../shared/index.js';
-import { customerIdsMatching, customerPage, customers, type CustomerSelector } from '../../../storage/customers.js';
+import { customerIdsMatching, customerPage, customers } from '../../../storage/customers.js';
 import type { Queryable } from '../../../storage/db.js';
 import { CustomersSelectorInput } from '../../customers.js';
 import { BY_ID, defineKind, exportKind, exportWindow, idsOf, ids, itemRecordId, lastKey, MAX_BULK_ITEMS, patchKind, resolveSelection, type IdsPayload, type ItemOutcome, type KindDefinition } from '../kind.js';
@@ -16,7 +16,7 @@ export const CustomerSelection = z
   .refine((s) => s.ids || s.selector, 'give ids or a selector');
 
 export const customerSelection = (q: Queryable, orgId: string, selection: z.output<typeof CustomerSelection>) =>
-  resolveSelection(q, orgId, { ids: selection.ids, match: () => customerIdsMatching(q, orgId, (selection.selector ?? {}) as CustomerSelector) }, customers, 'customers');
+  resolveSelection(q, orgId, { ids: selection.ids, match: () => customerIdsMatching(q, orgId, selection.selector ?? {}) }, customers, 'customers');
 
 const CreateRequest = z.strictObject({ items: z.array(z.unknown()).min(1).max(MAX_BULK_ITEMS, `at most ${MAX_BULK_ITEMS} items per operation`) });
 
@@ -70,7 +70,7 @@ const customersExport = exportKind(
   'CUSTOMERS_EXPORT',
   ExportRequest,
   async (q, orgId, payload, after) => {
-    const selector = (payload.selection?.selector ?? {}) as CustomerSelector;
+    const selector = payload.selection?.selector ?? {};
     const page = await customerPage(q, orgId, selector, BY_ID('c'), exportWindow(after));
     return { rows: page.rows.map((r) => r.record), last: lastKey(page) };
   },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { csvColumnsOf, inputValidator, serviceResource } from '../../../../shared/index.js';
 import type { Queryable } from '../../../storage/db.js';
-import { serviceIdsMatching, servicePage, services, type ServiceSelector } from '../../../storage/services.js';
+import { serviceIdsMatching, servicePage, services } from '../../../storage/services.js';
 import { ServicesSelectorInput } from '../../services.js';
 import { BY_ID, exportKind, exportWindow, ids, lastKey, patchKind, resolveSelection, type KindDefinition } from '../kind.js';
 
@@ -11,7 +11,7 @@ const ServicePatch = inputValidator(serviceResource, { omit: ['photos'] });
 const ServiceSelection = z.strictObject({ ids: ids.nullish(), selector: ServicesSelectorInput }).refine((s) => s.ids || s.selector, 'give ids or a selector');
 
 const serviceSelection = (q: Queryable, orgId: string, s: z.output<typeof ServiceSelection>) =>
-  resolveSelection(q, orgId, { ids: s.ids, match: () => serviceIdsMatching(q, orgId, (s.selector ?? {}) as ServiceSelector) }, services, 'visits');
+  resolveSelection(q, orgId, { ids: s.ids, match: () => serviceIdsMatching(q, orgId, s.selector ?? {}) }, services, 'visits');
 
 const ExportRequest = z.strictObject({ selection: z.strictObject({ selector: ServicesSelectorInput }).nullish() });
 
@@ -19,7 +19,7 @@ const servicesExport = exportKind(
   'SERVICES_EXPORT',
   ExportRequest,
   async (q, orgId, payload, after) => {
-    const selector = (payload.selection?.selector ?? {}) as ServiceSelector;
+    const selector = payload.selection?.selector ?? {};
     const page = await servicePage(q, orgId, selector, BY_ID('s'), exportWindow(after));
     return { rows: page.rows.map((r) => r.record), last: lastKey(page) };
   },
