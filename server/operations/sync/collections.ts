@@ -10,7 +10,7 @@ import {
   serviceTypeResource,
   stockLevelResource,
   stockMovementResource,
-  type Quote,
+  type RecordOf,
   type ResourceDef,
   type Role,
 } from '../../../shared/index.js';
@@ -26,7 +26,7 @@ import { OFFICE_ROLES, type OperationContext } from '../context.js';
 import { assertEditable, whyMayNotChangeQuote } from '../quote-rules.js';
 import { nextQuoteNumber, priceQuote } from '../quotes.js';
 import type { Doc } from './merge.js';
-import type { References } from './references.js';
+import type { ReferencedTable, References } from './references.js';
 
 /**
  * What replicates, and the rules of each collection: who may push, what the server fills in on a
@@ -35,15 +35,20 @@ import type { References } from './references.js';
  */
 export type CollectionKind = 'documents' | 'readonly' | 'ledger';
 
-export interface SyncCollection {
+/** A pushed document of a resource: the fields the device sent (validated against it), and its id. */
+export type DocOf<R extends ResourceDef> = Partial<RecordOf<R>> & Doc;
+/** A stored document of a resource (a master, or one merged with a push); in the registry, any Doc. */
+export type StoredOf<R extends ResourceDef> = ResourceDef extends R ? Doc : RecordOf<R> & Doc;
+
+export interface SyncCollection<R extends ResourceDef = ResourceDef> {
   name: string;
-  resource: ResourceDef;
-  table: RecordTable<ResourceDef>;
+  resource: R;
+  table: RecordTable<R>;
   kind: CollectionKind;
   /** Roles whose pushes are applied; others are answered with the server state. */
   writers: readonly Role[];
   /** Fills the server's fields of a new document; throws BAD_USER_INPUT when it cannot be accepted. */
-  onInsert?(ctx: OperationContext, tx: Queryable, doc: Doc, refs: References): Promise<Doc>;
+  onInsert?(ctx: OperationContext, tx: Queryable, doc: DocOf<R>, refs: References): Promise<DocOf<R>>;
   /**
    * Fields naming records of other tables (of the same organization, live). Checked on every
    * path: a new document, and any change of the field on an existing one. Loaded in one query
@@ -51,66 +56,74 @@ export interface SyncCollection {
    */
   references?: Reference[];
   /** Checks and completes a merged change; throws BAD_USER_INPUT to refuse it. */
-  onUpdate?(ctx: OperationContext, tx: Queryable, merged: Doc, master: Doc): Promise<Doc>;
+  onUpdate?(ctx: OperationContext, tx: Queryable, merged: StoredOf<R>, master: StoredOf<R>): Promise<StoredOf<R>>;
   /** Why this viewer may not change this existing document, or null. */
-  refuse?(ctx: OperationContext, master: Doc): string | null;
+  refuse?(ctx: OperationContext, master: StoredOf<R>): string | null;
+}
+
+/**
+ * A collection for the registry, where push handles every collection's documents alike. Push
+ * validates each document against the collection's own resource before any of these functions
+ * sees it, so the typed functions' documents are what they say; this is the one place that says so.
+ */
+function collection<R extends ResourceDef>(definition: SyncCollection<R>): SyncCollection {
+  return definition as unknown as SyncCollection;
 }
 
 export interface Reference {
   field: string;
-  table: RecordTable<ResourceDef>;
+  table: ReferencedTable;
   /** How an error names the record, e.g. "Customer". */
   what: string;
 }
 
 const EVERYONE: readonly Role[] = ['ADMIN', 'OFFICE', 'API', 'TECHNICIAN'];
-const table = <R extends ResourceDef>(t: RecordTable<R>) => t as unknown as RecordTable<ResourceDef>;
-const CUSTOMER: Reference = { field: 'customerId', table: table(customers), what: 'Customer' };
-const SERVICE_TYPE: Reference = { field: 'typeId', table: table(serviceTypes), what: 'Service type' };
+const CUSTOMER: Reference = { field: 'customerId', table: customers, what: 'Customer' };
+const SERVICE_TYPE: Reference = { field: 'typeId', table: serviceTypes, what: 'Service type' };
 
-const quoteRules: Pick<SyncCollection, 'onInsert' | 'onUpdate' | 'refuse' | 'references'> = {
+const quoteRules: Pick<SyncCollection<typeof quoteResource>, 'onInsert' | 'onUpdate' | 'refuse' | 'references'> = {
   references: [CUSTOMER],
   async onInsert(ctx, tx, doc) {
     const orgId = ctx.viewer.orgId;
     const { number, defaultTaxId } = await nextQuoteNumber(tx, orgId);
-    const taxId = (doc.taxId as string | null | undefined) ?? defaultTaxId;
-    const priced = await priceQuote(tx, orgId, (doc.lineItems as Quote['lineItems']) ?? [], taxId);
+    const taxId = doc.taxId ?? defaultTaxId;
+    const priced = await priceQuote(tx, orgId, doc.lineItems ?? [], taxId);
     return { ...doc, number, taxId, status: 'DRAFT', acceptedAt: null, pdfKey: null, createdById: ctx.viewer.userId, ...priced };
   },
   async onUpdate(ctx, tx, merged, master) {
     const changed = ['title', 'customerId', 'validUntil', 'lineItems', 'taxId', 'notes', 'terms'].some(
       (f) => JSON.stringify(merged[f] ?? null) !== JSON.stringify(master[f] ?? null),
     );
-    if (changed) assertEditable(master as Doc & Pick<Quote, 'number' | 'status'>);
     if (!changed) return merged;
-    const priced = await priceQuote(tx, ctx.viewer.orgId, merged.lineItems as Quote['lineItems'], merged.taxId as string | null);
+    assertEditable(master);
+    const priced = await priceQuote(tx, ctx.viewer.orgId, merged.lineItems, merged.taxId);
     return { ...merged, ...priced };
   },
-  refuse: (ctx, master) => whyMayNotChangeQuote(ctx.viewer, master as Doc & Pick<Quote, 'createdById'>),
+  refuse: (ctx, master) => whyMayNotChangeQuote(ctx.viewer, master),
 };
 
 export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
-  { name: 'organization', resource: organizationResource, table: table(organizations), kind: 'readonly', writers: [] },
-  { name: 'serviceTypes', resource: serviceTypeResource, table: table(serviceTypes), kind: 'readonly', writers: [] },
-  {
+  collection({ name: 'organization', resource: organizationResource, table: organizations, kind: 'readonly', writers: [] }),
+  collection({ name: 'serviceTypes', resource: serviceTypeResource, table: serviceTypes, kind: 'readonly', writers: [] }),
+  collection({
     name: 'customers',
     resource: customerResource,
-    table: table(customers),
+    table: customers,
     kind: 'documents',
     writers: EVERYONE,
-  },
-  {
+  }),
+  collection({
     name: 'appointments',
     resource: appointmentResource,
-    table: table(appointments),
+    table: appointments,
     kind: 'documents',
     writers: OFFICE_ROLES,
     references: [CUSTOMER, SERVICE_TYPE],
-  },
-  {
+  }),
+  collection({
     name: 'services',
     resource: serviceResource,
-    table: table(services),
+    table: services,
     kind: 'documents',
     writers: EVERYONE,
     references: [CUSTOMER, SERVICE_TYPE],
@@ -119,27 +132,27 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
       const own = ctx.viewer.role === 'TECHNICIAN' ? ctx.viewer.userId : null;
       return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, dateEmailed: null, dateTexted: null };
     },
-  },
-  { name: 'quotes', resource: quoteResource, table: table(quotes), kind: 'documents', writers: EVERYONE, ...quoteRules },
-  {
+  }),
+  collection({ name: 'quotes', resource: quoteResource, table: quotes, kind: 'documents', writers: EVERYONE, ...quoteRules }),
+  collection({
     name: 'inventoryLocations',
     resource: inventoryLocationResource,
-    table: table(inventoryLocations),
+    table: inventoryLocations,
     kind: 'documents',
     writers: OFFICE_ROLES,
-  },
-  {
+  }),
+  collection({
     name: 'inventoryItems',
     resource: inventoryItemResource,
-    table: table(inventoryItems),
+    table: inventoryItems,
     kind: 'documents',
     writers: OFFICE_ROLES,
     async onInsert(_ctx, _tx, doc) {
       return { ...doc, quantity: 0 };
     },
-  },
-  { name: 'stockLevels', resource: stockLevelResource, table: table(stockLevels), kind: 'readonly', writers: [] },
-  { name: 'stockMovements', resource: stockMovementResource, table: table(stockMovements), kind: 'ledger', writers: EVERYONE },
+  }),
+  collection({ name: 'stockLevels', resource: stockLevelResource, table: stockLevels, kind: 'readonly', writers: [] }),
+  collection({ name: 'stockMovements', resource: stockMovementResource, table: stockMovements, kind: 'ledger', writers: EVERYONE }),
 ];
 
 const byName = new Map(SYNC_COLLECTIONS.map((c) => [c.name, c]));

@@ -29,32 +29,35 @@ function pushValidator(resource: ResourceDef): z.ZodObject {
 
 export function parseDocument(resource: ResourceDef, raw: unknown): ParsedDocument {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return { ok: false, reason: 'not an object' };
-  const input = raw as Doc;
-  const deleted = input._deleted === true;
-  const body = Object.fromEntries(Object.entries(input).filter(([k]) => !BOOKKEEPING.includes(k)));
+  const deleted = '_deleted' in raw && raw._deleted === true;
+  const body = Object.fromEntries(Object.entries(raw).filter(([k]) => !BOOKKEEPING.includes(k)));
   const result = pushValidator(resource).safeParse(body);
   if (!result.success) {
     return { ok: false, reason: `invalid document: ${describeIssues(result.error.issues, { whole: '(document)', limit: 5 })}` };
   }
-  return { ok: true, doc: withoutServerFields(resource, result.data as Doc), deleted };
+  const fields: Fields = result.data;
+  const id = fields.id;
+  // Every resource's id is a required string, so the validator has made sure of it.
+  if (typeof id !== 'string') return { ok: false, reason: 'invalid document: id: required' };
+  return { ok: true, doc: { ...withoutServerFields(resource, fields), id }, deleted };
 }
 
-function withoutServerFields(resource: ResourceDef, doc: Doc): Doc {
+function withoutServerFields(resource: ResourceDef, doc: Fields): Fields {
   const out: Fields = {};
   for (const [field, value] of Object.entries(doc)) {
     const meta = resource.fields[field]?.meta;
-    if (!meta || (meta.owner === 'server' && field !== 'id')) continue;
+    if (!meta || meta.owner === 'server') continue;
     out[field] = deviceValue(meta.kind, value);
   }
-  return { ...out, id: doc.id };
+  return out;
 }
 
 /** A field's value as a device may send it: nested server-owned parts cleared (null). */
 export function deviceValue(kind: FieldKind, value: unknown): unknown {
   if (value === null || value === undefined) return value;
-  if (kind.type === 'list') return (value as unknown[]).map((v) => deviceValue(kind.of, v));
-  if (kind.type !== 'object') return value;
-  const out: Fields = { ...(value as Fields) };
+  if (kind.type === 'list') return Array.isArray(value) ? value.map((v) => deviceValue(kind.of, v)) : value;
+  if (kind.type !== 'object' || typeof value !== 'object') return value;
+  const out: Fields = { ...value };
   for (const [name, { meta }] of Object.entries(kind.shape.fields)) {
     if (meta.owner === 'server') out[name] = null;
     else if (name in out) out[name] = deviceValue(meta.kind, out[name]);

@@ -59,7 +59,7 @@ export function mergeDocument(resource: ResourceDef, base: Fields | null, ours: 
       merged[field] = o;
       continue;
     }
-    const resolved = resolveClash(meta, field, (b ?? null) as unknown, o, theirs[field], pusher);
+    const resolved = resolveClash(meta, field, b ?? null, o, theirs[field], pusher);
     merged[field] = resolved.value;
     if (resolved.clash) clashes.push(resolved.clash);
   }
@@ -96,9 +96,9 @@ function ownerWins(meta: FieldMeta, pusher: Role): boolean {
 /** The server's set, plus what the device added, minus what the device removed. */
 function mergeSets(base: unknown, ours: unknown, theirs: unknown): unknown {
   if (ours === null && theirs === null) return null;
-  const b = new Set((base as unknown[] | null) ?? []);
-  const o = new Set((ours as unknown[] | null) ?? []);
-  const result = ((theirs as unknown[] | null) ?? []).filter((v) => !(b.has(v) && !o.has(v)));
+  const b = new Set(listOf(base));
+  const o = new Set(listOf(ours));
+  const result = listOf(theirs).filter((v) => !(b.has(v) && !o.has(v)));
   for (const v of o) if (!b.has(v) && !result.includes(v)) result.push(v);
   return result;
 }
@@ -108,10 +108,9 @@ function mergeSets(base: unknown, ours: unknown, theirs: unknown): unknown {
  * order first. For an item on both sides, the device's fields apply where the device changed them.
  */
 function uniteById(base: unknown, ours: unknown, theirs: unknown): unknown {
-  type Item = { id: string } & Doc;
-  const baseItems = new Map(((base as Item[] | null) ?? []).map((i) => [i.id, i]));
-  const ourItems = new Map(((ours as Item[] | null) ?? []).map((i) => [i.id, i]));
-  const result: Item[] = ((theirs as Item[] | null) ?? []).map((item) => {
+  const baseItems = new Map(itemsOf(base).map((i) => [i.id, i]));
+  const ourItems = new Map(itemsOf(ours).map((i) => [i.id, i]));
+  const result: Doc[] = itemsOf(theirs).map((item) => {
     const mine = ourItems.get(item.id);
     if (!mine) return item;
     const before = baseItems.get(item.id);
@@ -121,6 +120,16 @@ function uniteById(base: unknown, ours: unknown, theirs: unknown): unknown {
   const known = new Set(result.map((i) => i.id));
   for (const item of ourItems.values()) if (!known.has(item.id)) result.push(item);
   return result;
+}
+
+/** A list field's values (null or absent: none). Validation has already made lists lists. */
+function listOf(value: unknown): unknown[] {
+  return Array.isArray(value) ? value : [];
+}
+
+/** A list field's items that have an id (photos, bodies of water). */
+function itemsOf(value: unknown): Doc[] {
+  return listOf(value).filter((item): item is Doc => typeof item === 'object' && item !== null && 'id' in item && typeof item.id === 'string');
 }
 
 /** Photo fields only the server fills in (the bytes' size and type) stay the server's. */

@@ -1,6 +1,10 @@
-import type { ResourceDef } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
-import type { RecordTable } from '../../storage/records.js';
+
+/** What a reference check needs of a table (any resource's record table has it). */
+export interface ReferencedTable {
+  resource: { table: string };
+  findById(q: Queryable, orgId: string, id: string): Promise<unknown>;
+}
 
 /**
  * Existence checks of referenced records (a visit's customer, a movement's item) for one push:
@@ -14,7 +18,7 @@ export class References {
     private readonly orgId: string,
   ) {}
 
-  async prefetch(table: RecordTable<ResourceDef>, ids: readonly unknown[]): Promise<void> {
+  async prefetch(table: ReferencedTable, ids: readonly unknown[]): Promise<void> {
     const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
     if (!wanted.length) return;
     const name = table.resource.table;
@@ -27,7 +31,7 @@ export class References {
     this.known.set(name, set);
   }
 
-  async exists(table: RecordTable<ResourceDef>, id: string): Promise<boolean> {
+  async exists(table: ReferencedTable, id: string): Promise<boolean> {
     if (this.known.get(table.resource.table)?.has(id)) return true;
     return (await table.findById(this.tx, this.orgId, id)) !== null;
   }
