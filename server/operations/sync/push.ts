@@ -46,7 +46,7 @@ const emptyOutcome = (): PushOutcome => ({ conflicts: [], refused: [], quarantin
 /** A database error (a constraint, a value the column refuses), as opposed to a rule or a bug. */
 function isDatabaseError(error: unknown): boolean {
   if (isAppError(error)) return Boolean(error.details?.sqlstate);
-  const code = (error as { code?: unknown } | null)?.code;
+  const code = typeof error === 'object' && error !== null && 'code' in error ? error.code : undefined;
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
 
@@ -91,7 +91,8 @@ async function applyBatch(ctx: OperationContext, tx: Queryable, collection: Sync
       if (!stored && !isAppError(error)) throw error; // a bug: the request fails, nothing is quarantined
       if (stored && !careful) throw error; // the transaction is aborted: start over carefully
       if (careful) await tx.query('rollback to savepoint push_row');
-      await refuseOrQuarantine(run, row, stored ? `could not be stored (${(error as Error).message})` : (error as Error).message);
+      const message = error instanceof Error ? error.message : String(error);
+      await refuseOrQuarantine(run, row, stored ? `could not be stored (${message})` : message);
     }
   }
   await run.writes.flush(run);
@@ -150,7 +151,8 @@ async function insertRow(run: PushRun, row: Row, doc: Doc, deleted: boolean): Pr
 async function updateRow(run: PushRun, row: Row, doc: Doc, master: Doc): Promise<void> {
   const { collection, ctx } = run;
   const baseState = effectiveBase(run, row);
-  const base = baseState ? (parseDocument(collection.resource, baseState) as { doc?: Doc }).doc ?? null : null;
+  const parsedBase = baseState ? parseDocument(collection.resource, baseState) : null;
+  const base = parsedBase?.ok ? parsedBase.doc : null;
   const { merged, clashes } = mergeDocument(collection.resource, base, doc, master, ctx.viewer.role);
   if (differsForDevice(collection.resource, merged, master)) {
     await requireReferences(run, merged, master);
