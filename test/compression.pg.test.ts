@@ -2,10 +2,11 @@ import http from 'node:http';
 import { randomUUID } from 'node:crypto';
 import zlib from 'node:zlib';
 import { createParser } from 'eventsource-parser';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { caller, ok } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
-import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { engines } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
+import { type TestServer } from './support/server.js';
 import { pushChanges } from './support/sync.js';
 
 /**
@@ -58,24 +59,18 @@ function visit(customerId: string, i: number) {
 }
 
 describe.each(engines)('compression on %s', (engine) => {
-  let store: TestStore;
   let server: TestServer;
   let token: string;
   let customerId: string;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db);
-    token = (await newOrganization(store.db, 'Gzip Pools')).token;
+  useTestServer(engine, { organization: 'Gzip Pools' }, async (t) => {
+    ({ server } = t);
+    token = t.token;
     customerId = ok(await caller(server, token)(`mutation { createCustomer(input: {lastName: "Wire"}) { id } }`)).createCustomer.id;
     const rows = Array.from({ length: 300 }, (_, i) => ({ assumedMasterState: null, newDocumentState: visit(customerId, i) }));
     const pushed = await pushChanges(server, token, 'services', rows);
     expect(pushed.status).toBe(200);
     expect(pushed.body.filter((d: { _deleted: boolean }) => d._deleted)).toEqual([]);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
   });
 
   it('a sync pull comes as brotli or gzip, as asked, and decodes to exactly the uncompressed answer', async () => {

@@ -1,9 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import type { Queryable } from '../server/storage/db.js';
 import { countCustomers } from '../server/storage/customers.js';
 import { caller, ok } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
-import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { engines, type TestStore } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
+import { newOrganization, type TestServer } from './support/server.js';
 import { pushChanges, serverDocument } from './support/sync.js';
 
 /**
@@ -18,15 +19,10 @@ describe.each(engines)('customer counts on %s', (engine) => {
   let orgId: string;
   let otherOrg: string;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db);
-    ({ token, org: { id: orgId } } = await newOrganization(store.db, 'Counted Pools'));
+  useTestServer(engine, { organization: 'Counted Pools' }, async (t) => {
+    ({ store, server } = t);
+    ({ token, org: { id: orgId } } = t);
     otherOrg = (await newOrganization(store.db, 'Other Pools')).org.id;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
   });
 
   const TOTALS = `query($deleted: Boolean!) {

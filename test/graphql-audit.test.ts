@@ -1,22 +1,15 @@
 import { auditServer } from 'graphql-http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { TestStore } from './support/engines.js';
-import { openTestStore } from './support/engines.js';
-import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { describe, expect, it } from 'vitest';
+import { useTestServer } from './support/fixture.js';
+import { type TestServer } from './support/server.js';
 
 /** graphql-http's own GraphQL-over-HTTP audit suite, run against our /graphql. */
-let store: TestStore;
 let server: TestServer;
 let token: string;
 
-beforeAll(async () => {
-  store = await openTestStore('pglite');
-  server = await startTestServer(store.db);
-  ({ token } = await newOrganization(store.db));
-});
-afterAll(async () => {
-  await server?.close();
-  await store?.drop();
+useTestServer('pglite', { organization: 'Test Pools' }, async (t) => {
+  ({ server } = t);
+  ({ token } = t);
 });
 
 describe('GraphQL over HTTP audit', () => {

@@ -1,26 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { caller, ok } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
+import { engines } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
 import { openEventStream } from './support/event-stream.js';
-import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { type TestServer } from './support/server.js';
 import { pullChanges, pushChanges } from './support/sync.js';
 
 const METRICS_TOKEN = 'metrics-token-for-tests-0123';
 
 /** What an operator's Prometheus scrapes. */
 describe.each(engines)('GET /metrics on %s', (engine) => {
-  let store: TestStore;
   let server: TestServer;
   let token: string;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db, { http: { metricsToken: METRICS_TOKEN } });
-    token = (await newOrganization(store.db, 'Metered Pools')).token;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
+  useTestServer(engine, { organization: 'Metered Pools', server: { http: { metricsToken: METRICS_TOKEN } } }, async (t) => {
+    ({ server } = t);
+    token = t.token;
   });
 
   async function scrape(): Promise<string> {

@@ -1,27 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { pullBatch, type Checkpoint, type SyncEndpoint } from '../client-sdk/replication/http.js';
 import { pullAhead } from '../client-sdk/replication/pull-ahead.js';
-import { openTestStore, type TestStore } from './support/engines.js';
-import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { useTestServer } from './support/fixture.js';
+import { type TestServer } from './support/server.js';
 import { pushChanges } from './support/sync.js';
 
 /** The SDK's read-ahead pull against a real server: faster, and never at the cost of a change. */
 describe('pull with read-ahead', () => {
-  let store: TestStore;
   let server: TestServer;
   let endpoint: SyncEndpoint;
 
-  beforeAll(async () => {
-    store = await openTestStore('pglite');
-    server = await startTestServer(store.db);
-    const { token } = await newOrganization(store.db, 'Read-ahead Pools');
+  useTestServer('pglite', { organization: 'Read-ahead Pools' }, async (t) => {
+    ({ server } = t);
+    const { token } = t;
     endpoint = { baseUrl: server.url, token };
     const rows = Array.from({ length: 25 }, (_, i) => ({ newDocumentState: { id: `c-${String(i).padStart(2, '0')}`, lastName: `Customer ${i}` } }));
     expect((await pushChanges(server, token, 'customers', rows)).status).toBe(200);
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
   });
 
   /** Pulls to the end as RxDB does: one page after another, each from the last checkpoint. */

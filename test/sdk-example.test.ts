@@ -1,21 +1,15 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { runTs } from './support/child.js';
-import { openTestStore, type TestStore } from './support/engines.js';
-import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { useTestServer } from './support/fixture.js';
+import { type TestServer } from './support/server.js';
 
 /** The README's technician example runs as written against a real server. */
 describe('README technician example', () => {
-  let store: TestStore;
   let server: TestServer;
   let token: string;
-  beforeAll(async () => {
-    store = await openTestStore('pglite');
-    server = await startTestServer(store.db);
-    token = (await newOrganization(store.db, 'Example Pools')).token;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
+  useTestServer('pglite', { organization: 'Example Pools' }, async (t) => {
+    ({ server } = t);
+    token = t.token;
   });
 
   it('records a visit with readings and a photo, uses stock, and the office sees it all', async () => {

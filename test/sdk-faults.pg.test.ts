@@ -1,12 +1,13 @@
 import { firstValueFrom } from 'rxjs';
 import { filter } from 'rxjs/operators';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPoolClient, type PoolClient } from '../client-sdk/index.js';
 import { caller, ok, tokenFor } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
+import { engines } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
-import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { type TestServer } from './support/server.js';
 import { streamValve } from './support/stream-valve.js';
 import { serverDocument } from './support/sync.js';
 
@@ -16,7 +17,6 @@ import { serverDocument } from './support/sync.js';
  * every request has a one-second deadline.
  */
 describe.each(engines)('client SDK under faults, server on %s', (engine) => {
-  let store: TestStore;
   let server: TestServer;
   let proxy: FaultProxy;
   let office: string;
@@ -25,11 +25,10 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
   let customerId: string;
   const open: PoolClient[] = [];
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db, { heartbeatMs: 200 });
+  useTestServer(engine, { organization: 'Faulty Pools', server: { heartbeatMs: 200 } }, async (t) => {
+    ({ server } = t);
     proxy = await startFaultProxy(server.url);
-    office = (await newOrganization(store.db, 'Faulty Pools')).token;
+    office = t.token;
     gql = caller(server, office);
     tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
     customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Net", lastName: "Work"}) { id } }`)).createCustomer.id;
@@ -40,8 +39,6 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
   });
   afterAll(async () => {
     await proxy?.close();
-    await server?.close();
-    await store?.drop();
   });
 
   async function device(options: Partial<Parameters<typeof createPoolClient>[0]> = {}) {

@@ -1,13 +1,13 @@
 import { firstValueFrom } from 'rxjs';
 import { filter } from 'rxjs/operators';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { createPoolClient, PoolClientError, type PoolClient } from '../client-sdk/index.js';
 import { sampleFiles } from './fixtures/files.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
-import { openTestStore, type TestStore } from './support/engines.js';
-import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { useTestServer } from './support/fixture.js';
+import { type TestServer } from './support/server.js';
 import { pullAll } from './support/sync.js';
 
 /**
@@ -18,7 +18,6 @@ import { pullAll } from './support/sync.js';
 const DEVICE = ['services', 'customers', 'stockMovements', 'inventoryItems', 'inventoryLocations', 'stockLevels'];
 
 describe('client SDK', () => {
-  let store: TestStore;
   let server: TestServer;
   let proxy: FaultProxy;
   let office: string;
@@ -30,13 +29,11 @@ describe('client SDK', () => {
   let itemId: string;
   const open: PoolClient[] = [];
 
-  beforeAll(async () => {
-    store = await openTestStore('pglite');
-    server = await startTestServer(store.db);
+  useTestServer('pglite', { organization: 'SDK Pools' }, async (t) => {
+    ({ server } = t);
     proxy = await startFaultProxy(server.url);
-    const created = await newOrganization(store.db, 'SDK Pools');
-    office = created.token;
-    orgId = created.org.id;
+    office = t.token;
+    orgId = t.org.id;
     gql = caller(server, office);
     tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
     customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Dee", lastName: "Vice"}) { id } }`)).createCustomer.id;
@@ -49,8 +46,6 @@ describe('client SDK', () => {
   });
   afterAll(async () => {
     await proxy?.close();
-    await server?.close();
-    await store?.drop();
   });
 
   async function client(options: Partial<Parameters<typeof createPoolClient>[0]> = {}) {

@@ -1,10 +1,11 @@
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { migrate, readMigrations } from '../server/storage/migrate.js';
 import { openStore } from '../server/storage/open.js';
 import { openPglite } from '../server/storage/pglite.js';
 import { caller, ok, tokenFor } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
+import { engines, type TestStore } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
 import { openEventStream } from './support/event-stream.js';
 import { newOrganization, startTestServer, type TestServer } from './support/server.js';
 import { pullAll, pullChanges, pushChanges, serverDocument } from './support/sync.js';
@@ -27,19 +28,13 @@ describe.each(engines)('sync under faults on %s', (engine) => {
   const conflictsOf = async (id: string) =>
     ok(await gql(`query($id: ID) { syncConflicts(filter: {documentId: $id}) { edges { node { field keptValue lostValue } } } }`, { id })).syncConflicts.edges.map((e: any) => e.node);
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db, { heartbeatMs: 200 });
-    const created = await newOrganization(store.db, 'Fault Pools');
-    office = created.token;
-    orgId = created.org.id;
+  useTestServer(engine, { organization: 'Fault Pools', server: { heartbeatMs: 200 } }, async (t) => {
+    ({ store, server } = t);
+    office = t.token;
+    orgId = t.org.id;
     gql = caller(server, office);
     tech = await tokenFor(server, office, 'TECHNICIAN');
     customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Fay", lastName: "Ult"}) { id } }`)).createCustomer.id;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
   });
 
   it('an answer lost after commit, then an edit: the next push names the lost change and nothing is logged as a conflict', async () => {

@@ -1,13 +1,14 @@
 import { firstValueFrom, filter as rxFilter, take, toArray } from 'rxjs';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { createReplicaDatabase } from '../client-sdk/replica/database.js';
 import { replicateCollection } from '../client-sdk/replication/replicate.js';
 import { LiveStream, type StreamItem } from '../client-sdk/replication/stream.js';
 import { openStore } from '../server/storage/open.js';
 import { caller, ok, tokenFor } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
+import { engines, type TestStore } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
 import { newOrganization, startTestServer, type TestServer } from './support/server.js';
 import { switchableFetch } from './support/switchable-fetch.js';
 import { pullAll, pushChanges } from './support/sync.js';
@@ -20,17 +21,11 @@ describe.each(engines)('live sync on %s', (engine) => {
   let tech: string;
   let orgId: string;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db);
-    const created = await newOrganization(store.db, 'Live Pools');
-    office = created.token;
-    orgId = created.org.id;
+  useTestServer(engine, { organization: 'Live Pools' }, async (t) => {
+    ({ store, server } = t);
+    office = t.token;
+    orgId = t.org.id;
     tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
   });
 
   it.runIf(engine === 'postgres')('a slow transaction’s row is delivered by a later pull, never skipped', async () => {

@@ -1,10 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { readFeed } from '../server/storage/change-feed.js';
 import { SYNC_COLLECTIONS } from '../server/operations/sync/collections.js';
 import { toDocument } from '../server/operations/sync/documents.js';
 import { caller, ok, tokenFor } from './support/api.js';
-import { engines, openTestStore, type TestStore } from './support/engines.js';
-import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { engines, type TestStore } from './support/engines.js';
+import { useTestServer } from './support/fixture.js';
+import { type TestServer } from './support/server.js';
 import { pullAll, pullChanges, pushChanges, serverDocument } from './support/sync.js';
 
 /** The replication endpoint over HTTP: pull, idempotent push, merge rules, roles, quarantine, ledger. */
@@ -17,20 +18,14 @@ describe.each(engines)('sync protocol on %s', (engine) => {
   let techUserId: string;
   let gql: ReturnType<typeof caller>;
 
-  beforeAll(async () => {
-    store = await openTestStore(engine);
-    server = await startTestServer(store.db);
-    const { token } = await newOrganization(store.db, 'Sync Pools');
-    office = token;
+  useTestServer(engine, { organization: 'Sync Pools' }, async (fixture) => {
+    ({ store, server } = fixture);
+    office = fixture.token;
     gql = caller(server, office);
     const t = await tokenFor(server, office, 'TECHNICIAN');
     tech = t.token;
     techUserId = t.apiToken.userId;
     tech2 = (await tokenFor(server, office, 'TECHNICIAN')).token;
-  });
-  afterAll(async () => {
-    await server?.close();
-    await store?.drop();
   });
 
   let n = 0;
