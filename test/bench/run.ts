@@ -8,6 +8,7 @@ import { benchSync } from './sync.js';
 import { benchBulk } from './bulk.js';
 import { benchScaleOut } from './scale-out.js';
 import { benchOfficeApp } from './office-app.js';
+import { benchStoredJson } from './stored-json.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -54,7 +55,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|bulk|scale|app runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|bulk|scale|app|json runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const onPg = Boolean(postgresUrl) && engines.includes('postgres');
@@ -68,6 +69,8 @@ if (!only || only === 'sync') {
   if (onPg) await benchSync('postgres', postgresUrl);
 }
 if ((!only || only === 'scale') && onPg) await benchScaleOut(postgresUrl!);
+// An experiment kept reproducible (issue 14): run only when asked for.
+if (only === 'json' && postgresUrl) await benchStoredJson(postgresUrl);
 // The office app's figures are the browser's: one engine is enough (PostgreSQL when there is one).
 if (!only || only === 'app') await (onPg ? benchOfficeApp('postgres', postgresUrl) : benchOfficeApp('pglite'));
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');
