@@ -21,7 +21,8 @@ const CHROMIUM = '/usr/bin/chromium';
 const runs = fs.existsSync(CHROMIUM) || Boolean(process.env.REQUIRE_CHROMIUM);
 const SHOTS = path.join('test-output', 'screenshots');
 
-describe.runIf(runs).each(engines)('office app on %s', (engine) => {
+// Browser steps under a loaded CI machine take their time: generous per-test and per-step limits.
+describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (engine) => {
   let store: TestStore;
   let server: TestServer;
   let browser: Browser;
@@ -58,6 +59,7 @@ describe.runIf(runs).each(engines)('office app on %s', (engine) => {
   /** A new browser (context) signed in with the token, on the board, its replica in sync. */
   async function signedIn(token: string): Promise<Page> {
     const context = await browser.newContext({ viewport: { width: 1400, height: 900 }, acceptDownloads: true });
+    context.setDefaultTimeout(45_000);
     contexts.push(context);
     const page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
@@ -391,7 +393,7 @@ describe.runIf(runs).each(engines)('office app on %s', (engine) => {
     });
     await first.goto(`${server.url}/app`);
     await first.getByLabel('API token', { exact: true }).waitFor();
-    await expect.poll(() => scripts.length).toBeGreaterThan(0);
+    await expect.poll(() => scripts.length, { timeout: 20_000 }).toBeGreaterThan(0);
     const total = scripts.reduce((sum, s) => sum + s.bytes, 0);
     expect(scripts.every((s) => s.encoding === 'br' && s.cache?.includes('immutable'))).toBe(true);
     expect(total).toBeGreaterThan(50 * 1024);
@@ -401,6 +403,8 @@ describe.runIf(runs).each(engines)('office app on %s', (engine) => {
     for (const screen of ['board', 'customers', 'quotes', 'inventory', 'bulk', 'settings']) {
       await page.goto(`${server.url}/app#/${screen}`);
       await page.locator('main h1').waitFor();
+      // The screen itself, not its loading state, is what is checked.
+      await expect.poll(() => page.locator('main .loading').count(), { timeout: 30_000 }).toBe(0);
       const unlabelled = await page.evaluate(() =>
         Array.from(document.querySelectorAll('input, select, textarea, button'))
           .filter((el) => !(el as HTMLElement).innerText?.trim() && !el.getAttribute('aria-label') && !(el as HTMLInputElement).labels?.length)

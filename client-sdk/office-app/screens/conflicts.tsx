@@ -1,3 +1,4 @@
+import { Loading } from '../components/loading.js';
 import { useState } from 'react';
 import { dateTime } from '../format.js';
 import { useGraphQL } from '../hooks.js';
@@ -58,7 +59,7 @@ export function ConflictsScreen() {
     localStorage.setItem(SEEN_KEY, now);
     setSeen(now);
   };
-  if (!log.data) return <p className={log.error ? 'error' : 'loading'}>{log.error ?? 'Loading…'}</p>;
+  if (!log.data) return <Loading title="Sync conflicts" error={log.error} />;
   const conflicts = log.data.syncConflicts.edges.map((e) => e.node);
   const quarantine = log.data.syncQuarantine.edges.map((e) => e.node);
   return (

@@ -1,3 +1,4 @@
+import { Loading } from '../components/loading.js';
 import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useMemo, useState, type FormEvent } from 'react';
@@ -18,7 +19,7 @@ export function InventoryScreen() {
   const sortedLocations = useMemo(() => [...(locations ?? [])].sort((a, b) => a.name.localeCompare(b.name)), [locations]);
   const level = (itemId: string, locationId: string) => levels?.find((l) => l.itemId === itemId && l.locationId === locationId)?.quantity ?? 0;
   // A level not yet read would show as 0: nothing is shown until all three are.
-  if (!items || !locations || !levels) return <p className="loading">Loading…</p>;
+  if (!items || !locations || !levels) return <Loading title="Inventory" />;
   return (
     <section aria-labelledby="inventory-title">
       <h1 id="inventory-title">Inventory</h1>

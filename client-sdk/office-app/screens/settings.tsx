@@ -1,3 +1,4 @@
+import { Loading } from '../components/loading.js';
 import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useRef, useState, type FormEvent } from 'react';
@@ -25,7 +26,7 @@ interface OrganizationAnswer {
 export function SettingsScreen() {
   const { viewer } = useSession();
   const org = useGraphQL<OrganizationAnswer>(ORGANIZATION, undefined, []);
-  if (!org.data) return <p className={org.error ? 'error' : 'loading'}>{org.error ?? 'Loading…'}</p>;
+  if (!org.data) return <Loading title="Settings" error={org.error} />;
   return (
     <section aria-labelledby="settings-title">
       <h1 id="settings-title">Settings</h1>
