@@ -20,6 +20,12 @@ import { switchableFetch } from './support/switchable-fetch.js';
 const CHROMIUM = '/usr/bin/chromium';
 const runs = fs.existsSync(CHROMIUM) || Boolean(process.env.REQUIRE_CHROMIUM);
 const SHOTS = path.join('test-output', 'screenshots');
+/**
+ * Request budgets off: these tests poll the server (and the app asks it for photo links and
+ * conflict counts) far faster than a person does, which would spend the admin token's 600 a
+ * minute; budgets have their own tests (edge-limits).
+ */
+const SERVER_OPTIONS = { heartbeatMs: 300, worker: {}, http: { rateLimitPerMinute: 0 } };
 
 // Browser steps under a loaded CI machine take their time: generous per-test and per-step limits.
 describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (engine) => {
@@ -34,7 +40,7 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
 
   beforeAll(async () => {
     store = await openTestStore(engine);
-    server = await startTestServer(store.db, { heartbeatMs: 300, worker: {} });
+    server = await startTestServer(store.db, SERVER_OPTIONS);
     const demo = await provisionOrganization(store.db, { name: 'Office Pools' });
     admin = demo.token;
     const viewer = { orgId: demo.organization.id, userId: demo.apiToken.userId, role: 'ADMIN' as const, tokenId: demo.apiToken.id };
@@ -325,7 +331,7 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
       await shot(page, 'offline');
     } finally {
       // Started again where it was (the next tests need it, whatever happened here).
-      server = await startTestServer(store.db, { heartbeatMs: 300, worker: {}, port });
+      server = await startTestServer(store.db, { ...SERVER_OPTIONS, port });
     }
     await expect.poll(() => page.getByTestId('pending').textContent(), { timeout: 20_000 }).toBe('All changes saved');
     expect(await serverVisit(id)).toMatchObject({ billingStatus: 'INVOICED' });
