@@ -178,7 +178,6 @@ async function requireReferences(run: PushRun, doc: Doc, master: Doc | null): Pr
   }
 }
 
-
 /**
  * A row that cannot be applied. With a server state the device is answered with it (and
  * converges); without one, the document is quarantined and answered with a tombstone.
