@@ -69,10 +69,20 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
     contexts.push(context);
     const page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
+    const consoleErrors: string[] = [];
+    page.on('console', (message) => message.type() === 'error' && consoleErrors.push(message.text()));
     await page.goto(`${server.url}/app`);
     await page.getByLabel('API token', { exact: true }).fill(token);
     await page.getByRole('button', { name: 'Sign in' }).click();
-    await page.getByRole('heading', { name: 'Dispatch board' }).waitFor();
+    await page
+      .getByRole('heading', { name: 'Dispatch board' })
+      .waitFor()
+      .catch(async (error: Error) => {
+        // Say what the page shows instead, so a failure here explains itself.
+        await page.screenshot({ path: path.join(SHOTS, `${engine}-sign-in-failed.png`) }).catch(() => {});
+        const shown = await page.locator('body').innerText().catch(() => '(unreadable)');
+        throw new Error(`${error.message}\npage shows: ${shown.slice(0, 500)}\nconsole errors: ${consoleErrors.join(' | ')}`);
+      });
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 15_000 }).toBe('Online');
     // The first sync of the replica has completed.
     await expect.poll(() => page.getByTestId('last-synced').textContent(), { timeout: 30_000 }).not.toContain('never');

@@ -3,10 +3,10 @@ import path from 'node:path';
 import express, { type RequestHandler } from 'express';
 
 /**
- * Browser bundles built by esbuild at `npm start` (the GraphQL explorer, the office app): files
- * named `<name>-<content hash>.js|css` in one folder. Their names are found once (and looked for
- * again while the bundle is not built yet); the files are cached for a year, since a change gives
- * a new name.
+ * Browser bundles built at `npm start` (server/build-bundle.ts: the GraphQL explorer, the office
+ * app): files named `<name>-<content hash>.js|css` in one folder. Their names are remembered, and
+ * looked for again when the remembered file is gone (a rebuild replaced it) or none is built yet;
+ * the files are cached for a year, since a change gives a new name.
  */
 export interface Bundle {
   js: string;
@@ -15,7 +15,10 @@ export interface Bundle {
 
 export function builtBundle(dir: string, name: string): () => Bundle | null {
   let found: Bundle | null = null;
-  return () => (found ??= findBundle(dir, name));
+  return () => {
+    if (!found || !fs.existsSync(path.join(dir, found.js))) found = findBundle(dir, name);
+    return found;
+  };
 }
 
 function findBundle(dir: string, name: string): Bundle | null {
@@ -25,8 +28,14 @@ function findBundle(dir: string, name: string): Bundle | null {
   } catch {
     return null;
   }
-  const js = files.find((f) => new RegExp(`^${name}-\\w+\\.js$`).test(f));
-  const css = files.find((f) => new RegExp(`^${name}-\\w+\\.css$`).test(f));
+  // While a rebuild swaps files in, two builds' files may both be there: the newest is the one.
+  const newest = (ext: string) =>
+    files
+      .filter((f) => new RegExp(`^${name}-\\w+\\.${ext}$`).test(f))
+      .map((f) => ({ f, at: fs.statSync(path.join(dir, f), { throwIfNoEntry: false })?.mtimeMs ?? 0 }))
+      .sort((a, b) => b.at - a.at)[0]?.f;
+  const js = newest('js');
+  const css = newest('css');
   return js && css ? { js, css } : null;
 }
 
