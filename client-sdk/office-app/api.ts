@@ -42,7 +42,7 @@ export function createApi(baseUrl: string, token: string): Api {
   }
   return {
     async graphql(query, variables) {
-      const body = await send<{ data?: any; errors?: { message: string; extensions?: { code?: string } }[] }>('/graphql', {
+      const body = await send<ErrorBody & { data?: any }>('/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
         body: JSON.stringify({ query, variables }),
