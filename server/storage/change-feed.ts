@@ -36,7 +36,8 @@ export async function readFeed<T>(
 
 /** A page of the change feed already encoded by the database: `documents` is a JSON array. */
 export interface FeedPage {
-  documents: string;
+  /** The JSON array of the page's documents, as UTF-8 bytes. */
+  documents: Buffer;
   /** The `_seq` of the last row, null when the page is empty. */
   lastSeq: number | null;
   /** Number of documents. */
@@ -52,9 +53,13 @@ export interface FeedPage {
  * The same rows as `readFeed`, each as its document JSON (the record's fields, then `_deleted`)
  * written by the database, so the rows never become JS objects: reading 50,000 visits in pages of
  * 5,000 took 0.71 s instead of 1.15 s with objects and JSON.stringify (PostgreSQL, this machine).
- * The join happens here rather than in `string_agg`, which was slower and held more memory. The
- * head comes from the same statement, so from the same snapshot, at no extra round trip (an
+ * The head comes from the same statement, so from the same snapshot, at no extra round trip (an
  * empty page is one row with no document).
+ *
+ * The page is assembled as bytes, never as one string: joining 5,000 documents into a 6.6 MB
+ * string, then having Node measure and encode it for the socket, cost about 45 ms a page on this
+ * machine; encoding each document and copying the bytes once costs about 6 (issue 14). A join in
+ * `string_agg` was slower still and held more memory.
  */
 export async function readFeedPage(
   q: Queryable,
@@ -80,7 +85,22 @@ export async function readFeedPage(
     params,
   );
   const docs = rows.filter((r) => r.doc !== null);
-  return { documents: `[${docs.map((r) => r.doc).join(',')}]`, lastSeq: docs.at(-1)?.seq ?? null, count: docs.length, head: rows[0]?.head ?? 0 };
+  return { documents: jsonArrayBytes(docs.map((r) => r.doc!)), lastSeq: docs.at(-1)?.seq ?? null, count: docs.length, head: rows[0]?.head ?? 0 };
+}
+
+const OPEN = Buffer.from('[');
+const COMMA = Buffer.from(',');
+const CLOSE = Buffer.from(']');
+
+/** `[a,b,...]` as UTF-8 bytes, from JSON texts. */
+function jsonArrayBytes(items: readonly string[]): Buffer {
+  const parts: Buffer[] = [OPEN];
+  items.forEach((item, i) => {
+    if (i) parts.push(COMMA);
+    parts.push(Buffer.from(item));
+  });
+  parts.push(CLOSE);
+  return Buffer.concat(parts);
 }
 
 /**

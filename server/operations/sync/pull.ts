@@ -14,18 +14,20 @@ export interface Checkpoint {
 }
 
 /**
- * A pull's answer. The documents arrive from the database as JSON text (a JSON array) and go to
- * the client as they are: `pullResponseJson` wraps them into `{documents, checkpoint}`.
+ * A pull's answer. The documents arrive from the database as JSON (a JSON array, in UTF-8 bytes)
+ * and go to the client as they are: `pullResponseParts` wraps them into `{documents, checkpoint}`
+ * without copying them again.
  */
 export interface PullResult {
-  documentsJson: string;
-  /** Documents in documentsJson. */
+  documents: Buffer;
+  /** Documents in `documents`. */
   count: number;
   checkpoint: Checkpoint;
 }
 
-export function pullResponseJson(result: PullResult): string {
-  return `{"documents":${result.documentsJson},"checkpoint":${JSON.stringify(result.checkpoint)}}`;
+/** The answer's body, `{"documents":[...],"checkpoint":{...}}`, in three parts to write in order. */
+export function pullResponseParts(result: PullResult): Buffer[] {
+  return [Buffer.from('{"documents":'), result.documents, Buffer.from(`,"checkpoint":${JSON.stringify(result.checkpoint)}}`)];
 }
 
 export interface SyncSettings {
@@ -51,7 +53,7 @@ export async function pull(
   const last = page.lastSeq ?? checkpoint;
   // A page that reached the end of the feed has seen everything up to the head, rows a
   // technician's window leaves out included, so the checkpoint moves past them.
-  return { documentsJson: page.documents, count: page.count, checkpoint: { seq: page.count < limit ? Math.max(last, page.head) : last } };
+  return { documents: page.documents, count: page.count, checkpoint: { seq: page.count < limit ? Math.max(last, page.head) : last } };
 }
 
 /** Technicians sync a window of visits: the last N days and everything ahead. */

@@ -2,7 +2,7 @@ import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { errors } from '../../../shared/index.js';
 import type { LiveFeed } from '../../operations/sync/live-feed.js';
-import { pull, pullResponseJson, type SyncSettings } from '../../operations/sync/pull.js';
+import { pull, pullResponseParts, type SyncSettings } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
 import { SYNC_COLLECTIONS } from '../../operations/sync/collections.js';
 import { writeNow } from '../http/compression.js';
@@ -78,9 +78,13 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     });
     // Written as it came from the database; res.json would parse nothing but would hash the body
     // for an ETag, which a checkpointed pull has no use for.
+    // Bytes, with their length known: Node neither measures nor encodes a 6.6 MB string.
+    const parts = pullResponseParts(result);
     res.setHeader('content-type', 'application/json; charset=utf-8');
+    res.setHeader('content-length', parts.reduce((n, part) => n + part.length, 0));
     metrics?.syncPull(req.params.collection as string, result.count);
-    res.end(pullResponseJson(result));
+    for (const part of parts.slice(0, -1)) res.write(part);
+    res.end(parts.at(-1));
   });
 
   router.post('/sync/:collection/push', auth, express.json({ limit: settings.bodyLimitBytes }), async (req, res) => {
