@@ -63,7 +63,7 @@ export class LocalChanges {
           updatedAt: entry?.updatedAt ?? now,
         },
       ]);
-      await writeStates(collection, [state], stored);
+      await writeStates(collection, [{ ...state }], stored); // a copy: `state` goes back to the app
       this.changed(name);
       return state;
     });

@@ -84,7 +84,9 @@ async function acknowledge(ctx: SyncContext, name: string, rows: PushRow[], answ
       editedMeanwhile.push({ ...entry, base: row.newDocumentState, sent: [] });
     }
   }
-  await writeStates(ctx.collection(name), adopted, await readStored(ctx.collection(name), adopted.map((d) => d.id)));
+  // Copies: the rows and answers also go to the sync observer.
+  const stored = await readStored(ctx.collection(name), adopted.map((d) => d.id));
+  await writeStates(ctx.collection(name), adopted.map((d) => ({ ...d })), stored);
   await ctx.outbox.remove(done);
   await ctx.outbox.save(editedMeanwhile);
 }

@@ -28,6 +28,11 @@ export function stateOf(stored: Stored): DocState {
 /**
  * Writes documents over what is stored (`current`, read under the same write lock). A tombstone
  * for a document the replica never had is not written.
+ *
+ * The states themselves become the stored documents (RxDB's bookkeeping is added to them), so a
+ * caller passes states nothing else holds: pulled pages, or copies. Copying every pulled document
+ * instead cost about 0.3 s of a 50,000-visit initial sync, most of it collecting the copies'
+ * originals, and some 30 MB of peak memory (issue 14).
  */
 export async function writeStates(collection: RxCollection, states: readonly DocState[], current: Map<string, Stored>): Promise<void> {
   const rows = [];
@@ -35,7 +40,7 @@ export async function writeStates(collection: RxCollection, states: readonly Doc
     const previous = current.get(state.id);
     const deleted = state._deleted === true;
     if (!previous && deleted) continue;
-    const document = { ...state, _deleted: deleted, _attachments: {}, _meta: previous ? { ...previous._meta } : { lwt: 0 }, _rev: previous?._rev ?? '' };
+    const document = Object.assign(state, { _deleted: deleted, _attachments: {}, _meta: previous ? { ...previous._meta } : { lwt: 0 }, _rev: previous?._rev ?? '' });
     rows.push(previous ? { previous, document } : { document });
   }
   if (!rows.length) return;
