@@ -94,6 +94,48 @@ describe.each(engines)('sync protocol on %s', (engine) => {
     expect(await conflictsLogged()).toBe(logged);
   });
 
+  it('a push naming the device checkpoint says when its own writes need not be pulled back, and only then', async () => {
+    const { checkpoint: start } = await pullAll(server, office, 'services');
+    const ids = [uid('own'), uid('own')];
+    const rows = ids.map((id) => ({ newDocumentState: { id, notes: `pushed ${id}`, photos: [] }, changeId: `chg-${id}` }));
+    const mine = await pushChanges(server, office, 'services', rows, start);
+    expect(mine.status).toBe(200);
+    // Everything between the two positions is the push's own rows, and the answer is each as stored.
+    const between = (await pullChanges(server, office, 'services', start)).body;
+    expect(between.checkpoint.seq).toBe(mine.movedTo);
+    expect(between.documents).toEqual(mine.body);
+    expect((await pullChanges(server, office, 'services', mine.movedTo!)).body.documents).toEqual([]);
+
+    // A repeat (its answer was lost) writes nothing: the device may stay where it is.
+    expect((await pushChanges(server, office, 'services', rows, mine.movedTo!)).movedTo).toBe(mine.movedTo);
+
+    // Someone else wrote after the device's checkpoint: no shortcut, and a pull brings both.
+    const theirs = uid('theirs');
+    await pushChanges(server, tech2, 'services', [{ newDocumentState: { id: theirs, notes: 'other device', photos: [] } }]);
+    const stale = await pushChanges(server, office, 'services', [{ newDocumentState: { id: uid('own'), notes: 'late', photos: [] } }], mine.movedTo!);
+    expect(stale.movedTo).toBeNull();
+    const caughtUp = (await pullChanges(server, office, 'services', mine.movedTo!)).body.documents.map((d: any) => d.id);
+    expect(caughtUp).toContain(theirs);
+
+    // A deletion is not answered with the stored tombstone: the device pulls it.
+    const { checkpoint: head } = await pullAll(server, office, 'services');
+    const doomed = await serverDocument(server, office, 'services', ids[0]!);
+    const deleted = await pushChanges(server, office, 'services', [{ assumedMasterState: doomed, newDocumentState: { ...doomed, _deleted: true } }], head);
+    expect(deleted.movedTo).toBeNull();
+    // Stock RxDB clients send no checkpoint and get no header.
+    expect((await pushChanges(server, office, 'services', [{ newDocumentState: { id: uid('stock'), notes: 'x', photos: [] } }])).movedTo).toBeNull();
+  });
+
+  it('a bad push checkpoint is refused and writes nothing', async () => {
+    const id = uid('badcp');
+    for (const checkpoint of ['-1', 'soon', '1.5']) {
+      const answer = await pushChanges(server, office, 'services', [{ newDocumentState: { id, notes: 'x', photos: [] } }], checkpoint);
+      expect(answer.status).toBe(400);
+      expect(answer.body.error.code).toBe('BAD_USER_INPUT');
+    }
+    expect(await serverDocument(server, office, 'services', id)).toBeUndefined();
+  });
+
   it('visits merge three-way: different fields both survive; a clash goes to the field owner and is logged', async () => {
     const id = uid('visit');
     await pushChanges(server, tech, 'services', [{ newDocumentState: { id, notes: 'Arrived', billingStatus: 'NOT_BILLED', flag: null, photos: [] } }]);

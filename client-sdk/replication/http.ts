@@ -1,3 +1,5 @@
+import { PUSH_CHECKPOINT_HEADER } from '../../shared/index.js';
+
 /**
  * The replication endpoint over HTTP: one pull or push per call. Every call has a deadline (a
  * dead cell tower accepts a connection and never answers) and ends at once when the client is
@@ -76,6 +78,11 @@ export function describeFailure(error: unknown, timeoutMs: number): Error {
 }
 
 async function call<T>(endpoint: SyncEndpoint, path: string, init: RequestInit = {}): Promise<T> {
+  return (await answer<T>(endpoint, path, init)).body;
+}
+
+/** A call's parsed body and its headers. */
+async function answer<T>(endpoint: SyncEndpoint, path: string, init: RequestInit = {}): Promise<{ body: T; headers: Headers }> {
   const timeoutMs = endpoint.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
   let status = 0;
   let text: string;
@@ -88,7 +95,7 @@ async function call<T>(endpoint: SyncEndpoint, path: string, init: RequestInit =
     });
     status = res.status;
     text = await untilAborted(res.text(), signal);
-    if (res.ok) return JSON.parse(text) as T;
+    if (res.ok) return { body: JSON.parse(text) as T, headers: res.headers };
   } catch (error) {
     throw describeFailure(error, timeoutMs);
   }
@@ -115,4 +122,19 @@ export function pullBatch<T>(endpoint: SyncEndpoint, collection: string, checkpo
 
 export function pushRows<T>(endpoint: SyncEndpoint, collection: string, rows: unknown[]): Promise<T[]> {
   return call<T[]>(endpoint, `/sync/${encodeURIComponent(collection)}/push`, { method: 'POST', body: JSON.stringify(rows) });
+}
+
+export interface PushAnswer<T> {
+  /** Server states to adopt. */
+  answered: T[];
+  /** Where the pull checkpoint may move once they are adopted (see shared/sync-protocol.ts), or null. */
+  checkpoint: number | null;
+}
+
+/** A push that names the device's pull checkpoint, so the server can say the device need not pull its own writes back. */
+export async function pushWithCheckpoint<T>(endpoint: SyncEndpoint, collection: string, rows: unknown[], checkpoint: number): Promise<PushAnswer<T>> {
+  const path = `/sync/${encodeURIComponent(collection)}/push?checkpoint=${checkpoint}`;
+  const { body, headers } = await answer<T[]>(endpoint, path, { method: 'POST', body: JSON.stringify(rows) });
+  const moved = Number(headers.get(PUSH_CHECKPOINT_HEADER));
+  return { answered: body, checkpoint: Number.isSafeInteger(moved) && moved >= checkpoint && headers.has(PUSH_CHECKPOINT_HEADER) ? moved : null };
 }

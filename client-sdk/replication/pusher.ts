@@ -1,5 +1,5 @@
 import { deepEqual } from 'rxdb/plugins/utils';
-import { pushRows } from './http.js';
+import { pushWithCheckpoint } from './http.js';
 import { outboxKey, type OutboxEntry, type SentState } from './outbox.js';
 import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
 import type { SyncContext } from './sync-context.js';
@@ -13,6 +13,10 @@ import type { SyncContext } from './sync-context.js';
  * server's state (the answer, or exactly what was sent when the server answered nothing) and
  * leaves the outbox; one edited meanwhile stays, with what was sent as the base its new edits
  * were made on.
+ *
+ * A push names the collection's pull checkpoint. When the server answers that everything after
+ * it is this push's own writes, now on the device as stored, the checkpoint moves past them, and
+ * the pull that follows does not bring 2,000 just-pushed visits back.
  */
 export interface PushRow {
   assumedMasterState: DocState | null;
@@ -30,8 +34,14 @@ export interface PushResult {
 export async function pushBatch(ctx: SyncContext, name: string): Promise<(PushResult & { more: boolean }) | null> {
   const { rows, more } = await ctx.lock.run(() => preparePush(ctx, name));
   if (!rows.length) return more ? { rows, answered: [], more } : null;
-  const answered = await pushRows<DocState>(ctx.endpoint, name, rows);
-  await ctx.lock.run(() => acknowledge(ctx, name, rows, answered));
+  const since = await ctx.checkpoints.get(name);
+  const { answered, checkpoint } = await pushWithCheckpoint<DocState>(ctx.endpoint, name, rows, since);
+  await ctx.lock.run(async () => {
+    const adoptedAll = await acknowledge(ctx, name, rows, answered);
+    // Nothing else moves the checkpoint while a push is out (the engine runs one step at a time);
+    // the check keeps it so should that change.
+    if (checkpoint !== null && adoptedAll && (await ctx.checkpoints.get(name)) === since) await ctx.checkpoints.set(name, checkpoint);
+  });
   return { rows, answered, more };
 }
 
@@ -66,17 +76,26 @@ function madeAndDeletedHere(base: DocState | null, state: DocState): boolean {
   return base === null && state._deleted === true;
 }
 
-async function acknowledge(ctx: SyncContext, name: string, rows: PushRow[], answered: DocState[]): Promise<void> {
+/**
+ * Settles the outbox after an answer. True when every row's document now holds the server's state
+ * or has local changes pending (which a pull would pass over as well), so nothing a pull of the
+ * push's own writes would bring is missing.
+ */
+async function acknowledge(ctx: SyncContext, name: string, rows: PushRow[], answered: DocState[]): Promise<boolean> {
   const serverState = new Map(answered.map((d) => [d.id, d]));
   const ids = rows.map((r) => r.newDocumentState.id);
   const entries = await ctx.outbox.get(ids.map((id) => outboxKey(name, id)));
   const adopted: DocState[] = [];
   const done: string[] = [];
   const editedMeanwhile: OutboxEntry[] = [];
+  let adoptedAll = true;
   for (const row of rows) {
     const id = row.newDocumentState.id;
     const entry = entries.get(outboxKey(name, id));
-    if (!entry) continue;
+    if (!entry) {
+      adoptedAll = false;
+      continue;
+    }
     if (entry.changeId === row.changeId) {
       adopted.push(serverState.get(id) ?? row.newDocumentState);
       done.push(entry.key);
@@ -89,4 +108,5 @@ async function acknowledge(ctx: SyncContext, name: string, rows: PushRow[], answ
   await writeStates(ctx.collection(name), adopted.map((d) => ({ ...d })), stored);
   await ctx.outbox.remove(done);
   await ctx.outbox.save(editedMeanwhile);
+  return adoptedAll;
 }

@@ -136,6 +136,21 @@ export async function setDeleted(tx: Queryable, table: RecordTable<ResourceDef>,
   await tx.query(`update ${table.resource.table} set _deleted = $3 where org_id = $1 and id = $2`, [orgId, id, deleted]);
 }
 
+/** Ids and positions of the organization's rows changed after `afterSeq`, oldest first, at most `limit`. */
+export async function feedIdsAfter(
+  q: Queryable,
+  table: RecordTable<ResourceDef>,
+  orgId: string,
+  afterSeq: number,
+  limit: number,
+): Promise<{ id: string; seq: number }[]> {
+  const { rows } = await q.query<{ id: string; seq: number }>(
+    `select id, _seq as seq from ${table.resource.table} where org_id = $1 and _seq > $2 order by _seq limit $3`,
+    [orgId, afterSeq, limit],
+  );
+  return rows;
+}
+
 /**
  * The highest `_seq` of the organization's rows in a table that this snapshot sees. Nothing of
  * the organization is uncommitted below it: a writer holds the organization's change-feed lock

@@ -15,14 +15,18 @@ export async function pushChanges(
   server: { url: string },
   token: string,
   collection: string,
-  rows: { assumedMasterState?: Record<string, unknown> | null; newDocumentState: Record<string, unknown> }[],
+  rows: { assumedMasterState?: Record<string, unknown> | null; newDocumentState: Record<string, unknown>; changeId?: string }[],
+  /** The device's pull checkpoint, sent as `?checkpoint=` (our SDK does; stock RxDB does not). */
+  checkpoint?: number | string,
 ) {
-  const res = await fetch(`${server.url}/sync/${collection}/push`, {
+  const query = checkpoint === undefined ? '' : `?checkpoint=${checkpoint}`;
+  const res = await fetch(`${server.url}/sync/${collection}/push${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
     body: JSON.stringify(rows),
   });
-  return { status: res.status, body: (await res.json()) as any };
+  const moved = res.headers.get('sync-checkpoint');
+  return { status: res.status, body: (await res.json()) as any, movedTo: moved === null ? null : Number(moved) };
 }
 
 /** Pulls a collection to the end, returning every document and the final checkpoint. */

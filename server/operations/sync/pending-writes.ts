@@ -52,6 +52,8 @@ export class PendingWrites {
       if (deviceCopyDiffers(collection.resource, record, sentById.get(record.id)!)) {
         run.outcome.conflicts.push(toDocument(record, false));
       }
+      // Answered with the stored state, or sent exactly as stored: the device holds it either way.
+      run.deviceHolds.add(record.id);
     }
     await logClashes(run, updates.flatMap((w) => w.clashes.map((clash) => ({ documentId: w.doc.id, clash }))));
   }

@@ -49,6 +49,14 @@ export interface PushOutcome {
   quarantined: Refusal[];
   /** Number of rows written. */
   written: number;
+  /**
+   * Where the device's pull checkpoint may move once it has adopted this answer, or null. Set
+   * only when the push named the device's checkpoint, that checkpoint was the feed's head when
+   * the push took the organization's feed lock, and every row the push wrote is one the device
+   * holds as stored after adopting the answer: then nothing between the two positions is news to
+   * the device, and it need not pull its own writes back (2,000 pushed visits are 2.6 MB).
+   */
+  checkpoint: { seq: number } | null;
 }
 
 export interface PushRun {
@@ -62,6 +70,10 @@ export interface PushRun {
   refs: References;
   writes: PendingWrites;
   outcome: PushOutcome;
+  /** The feed's head when the push took the lock, if it equals the device's checkpoint; else null. */
+  headBefore: number | null;
+  /** Ids written whose stored state the device will hold once it adopts the answer. */
+  deviceHolds: Set<string>;
 }
 
 export const rowId = (row: Row) => row.newDocumentState.id;

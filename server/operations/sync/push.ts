@@ -1,5 +1,6 @@
+import { z } from 'zod';
 import { errors, isAppError, withNullsLeftOut } from '../../../shared/index.js';
-import { lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/change-feed.js';
+import { feedHead, feedIdsAfter, lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/change-feed.js';
 import type { Queryable } from '../../storage/db.js';
 import { quarantine } from '../../storage/sync-log.js';
 import { appliedChanges, recordChanges } from '../../storage/sync-receipts.js';
@@ -26,22 +27,29 @@ export { MAX_PUSH_ROWS, type PushOutcome, type Refusal } from './push-run.js';
  * role), and rows quarantined (answered with a tombstone so the device stops retrying). A row
  * whose change id the server has a receipt for was applied before: it changes nothing and is
  * answered again.
+ *
+ * `checkpoint`, when the device sends it, is its pull position in this collection; the outcome
+ * then says whether it may move past the push's own writes without pulling them (see
+ * `PushOutcome.checkpoint`).
  */
-export async function push(ctx: OperationContext, name: string, raw: unknown): Promise<PushOutcome> {
+export async function push(ctx: OperationContext, name: string, raw: unknown, checkpoint?: unknown): Promise<PushOutcome> {
   const collection = syncCollection(name);
   const rows = parseInput(PushRows, raw);
+  const since = parseInput(PushCheckpoint, checkpoint);
   if (!rows.length) return emptyOutcome();
   try {
-    return await ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, false));
+    return await ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, since, false));
   } catch (error) {
     if (!isDatabaseError(error)) throw error;
     // A database error in the fast path (writes batched, no savepoints) rolled everything back.
     // Redo row by row behind savepoints, so the one bad row is refused and the rest apply.
-    return ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, true));
+    return ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, since, true));
   }
 }
 
-const emptyOutcome = (): PushOutcome => ({ conflicts: [], refused: [], quarantined: [], written: 0 });
+const PushCheckpoint = z.coerce.number().int().min(0).optional();
+
+const emptyOutcome = (): PushOutcome => ({ conflicts: [], refused: [], quarantined: [], written: 0, checkpoint: null });
 
 /** A database error (a constraint, a value the column refuses), as opposed to a rule or a bug. */
 function isDatabaseError(error: unknown): boolean {
@@ -50,10 +58,11 @@ function isDatabaseError(error: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
 
-async function startRun(ctx: OperationContext, tx: Queryable, collection: SyncCollection, rows: Row[]): Promise<PushRun> {
+async function startRun(ctx: OperationContext, tx: Queryable, collection: SyncCollection, rows: Row[], since: number | undefined): Promise<PushRun> {
   const orgId = ctx.viewer.orgId;
   const ids = [...new Set(rows.map(rowId))];
   await lockOrganizationFeed(tx, orgId);
+  const head = since === undefined ? null : await feedHead(tx, collection.table, orgId);
   const run: PushRun = {
     ctx,
     tx,
@@ -63,6 +72,8 @@ async function startRun(ctx: OperationContext, tx: Queryable, collection: SyncCo
     refs: new References(tx, orgId),
     writes: new PendingWrites(collection),
     outcome: emptyOutcome(),
+    headBefore: head !== null && head === since ? head : null,
+    deviceHolds: new Set(),
   };
   for (const ref of collection.references ?? []) {
     await run.refs.prefetch(ref.table, rows.map((r) => r.newDocumentState[ref.field]));
@@ -70,8 +81,15 @@ async function startRun(ctx: OperationContext, tx: Queryable, collection: SyncCo
   return run;
 }
 
-async function applyBatch(ctx: OperationContext, tx: Queryable, collection: SyncCollection, rows: Row[], careful: boolean): Promise<PushOutcome> {
-  const run = await startRun(ctx, tx, collection, rows);
+async function applyBatch(
+  ctx: OperationContext,
+  tx: Queryable,
+  collection: SyncCollection,
+  rows: Row[],
+  since: number | undefined,
+  careful: boolean,
+): Promise<PushOutcome> {
+  const run = await startRun(ctx, tx, collection, rows, since);
   for (const row of rows) {
     if (run.writes.has(rowId(row))) await run.writes.flush(run);
     if (row.changeId && run.applied.has(row.changeId)) {
@@ -97,7 +115,21 @@ async function applyBatch(ctx: OperationContext, tx: Queryable, collection: Sync
   }
   await run.writes.flush(run);
   await recordChanges(tx, ctx.viewer.orgId, rows.flatMap((r) => (r.changeId && !run.applied.has(r.changeId) ? [r.changeId] : [])));
+  run.outcome.checkpoint = await checkpointPastOwnWrites(run);
   return run.outcome;
+}
+
+/**
+ * The feed position after this push's writes, if the device that sent its checkpoint (the head
+ * when the lock was taken) will hold every row changed since as stored; else null. Still under
+ * the organization's feed lock, so nothing else has written meanwhile. Rows written another way
+ * (a deletion, a stock movement's levels) or by a hook are not in `deviceHolds`: then null.
+ */
+async function checkpointPastOwnWrites(run: PushRun): Promise<{ seq: number } | null> {
+  if (run.headBefore === null) return null;
+  const changed = await feedIdsAfter(run.tx, run.collection.table, run.ctx.viewer.orgId, run.headBefore, run.deviceHolds.size + 1);
+  if (!changed.every((row) => run.deviceHolds.has(row.id))) return null;
+  return { seq: changed.at(-1)?.seq ?? run.headBefore };
 }
 
 /** A change applied before (its answer was lost): nothing is written; the device hears the state again. */
@@ -133,6 +165,7 @@ async function applyRow(run: PushRun, row: Row): Promise<void> {
   }
   if (parsed.deleted) {
     await setDeleted(run.tx, collection.table, ctx.viewer.orgId, id, true);
+    run.deviceHolds.delete(id); // its stored tombstone is not answered
     run.masters.set(id, { ...master, deleted: true });
     run.outcome.written++;
     return;

@@ -1,6 +1,6 @@
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
-import { errors } from '../../../shared/index.js';
+import { errors, PUSH_CHECKPOINT_HEADER } from '../../../shared/index.js';
 import type { LiveFeed } from '../../operations/sync/live-feed.js';
 import { pull, pullResponseParts, type SyncSettings } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
@@ -12,7 +12,8 @@ import { contextOf } from '../http/request-context.js';
 /**
  * The replication endpoint, RxDB's protocol over HTTP:
  *   GET  /sync/:collection/pull?checkpoint=<seq>&limit=<n>  -> {documents, checkpoint: {seq}}
- *   POST /sync/:collection/push  [{assumedMasterState, newDocumentState}]  -> [server states]
+ *   POST /sync/:collection/push?checkpoint=<seq>  [{assumedMasterState, newDocumentState}]  -> [server states]
+ *        (and, when the device may skip pulling its own writes back, a Sync-Checkpoint header)
  *   GET  /sync/stream?collections=a,b  Server-Sent Events: RESYNC first, then change batches
  */
 export interface SyncRouteDeps {
@@ -90,7 +91,7 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
   router.post('/sync/:collection/push', auth, express.json({ limit: settings.bodyLimitBytes }), async (req, res) => {
     const ctx = contextOf(req);
     const collection = req.params.collection as string;
-    const outcome = await push(ctx, collection, req.body);
+    const outcome = await push(ctx, collection, req.body, req.query.checkpoint);
     for (const { id, reason } of outcome.refused) {
       logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push refused a row; answered with the server state');
     }
@@ -98,6 +99,7 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
       logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push quarantined a document; answered with a tombstone');
     }
     metrics?.syncPush(collection, Array.isArray(req.body) ? req.body.length : 0, outcome.conflicts.length);
+    if (outcome.checkpoint) res.setHeader(PUSH_CHECKPOINT_HEADER, String(outcome.checkpoint.seq));
     res.json(outcome.conflicts);
   });
 
