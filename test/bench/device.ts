@@ -4,7 +4,8 @@ import { createPoolClient } from '../../client-sdk/index.js';
 /**
  * A device on its own, for its memory: a fresh process that runs one initial sync of visits with
  * the SDK (RxDB memory storage, as the sync bench's device) and prints its peak RSS, so the figure
- * is the replica's and not the bench's. Run by sync.ts: `device.ts <baseUrl> <token>`.
+ * is the replica's and not the bench's. Run by sync.ts: `device.ts <baseUrl> <token>`, with the
+ * SDK's default page size unless PULL_BATCH_SIZE says otherwise.
  */
 const [baseUrl, token] = process.argv.slice(2);
 const client = await createPoolClient({
@@ -13,7 +14,7 @@ const client = await createPoolClient({
   collections: ['services'],
   name: 'bench-device',
   storage: getRxStorageMemory() as never,
-  pullBatchSize: 5000,
+  ...(process.env.PULL_BATCH_SIZE ? { pullBatchSize: Number(process.env.PULL_BATCH_SIZE) } : {}),
 });
 const start = performance.now();
 client.sync.start();

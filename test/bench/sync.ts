@@ -108,8 +108,8 @@ async function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<numb
 }
 
 /** A device in a process of its own (test/bench/device.ts): its initial sync and peak RSS. */
-async function deviceProcess(server: RunningServer): Promise<{ seconds: number; visits: number; peakRssMb: number }> {
-  const run = await runTs('test/bench/device.ts', [server.url, server.token], {});
+async function deviceProcess(server: RunningServer, pullBatchSize?: number): Promise<{ seconds: number; visits: number; peakRssMb: number }> {
+  const run = await runTs('test/bench/device.ts', [server.url, server.token], pullBatchSize ? { PULL_BATCH_SIZE: String(pullBatchSize) } : {});
   if (run.code !== 0) throw new Error(`device process failed:\n${run.stderr}`);
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { seconds: number; visits: number; peakRssMb: number };
 }
@@ -246,9 +246,14 @@ async function pushOffline(server: RunningServer): Promise<number> {
  * PGlite (owned by the server process) it pushes through the API and times from the answer, which
  * the server sends after its commit.
  */
-async function liveLatency(server: RunningServer, idleSubscribers: number): Promise<{ p50: number; p99: number; missed: number; rssGrowthMb: number }> {
+async function liveLatency(
+  server: RunningServer,
+  idleSubscribers: number,
+): Promise<{ p50: number; p99: number; missed: number; rssGrowthMb: number; idleEvents: { fewest: number; most: number } | null }> {
   const rssBefore = await server.rssMb();
   const idle = idleSubscribers ? spawnTs('test/bench/idle-streams.ts', [server.url, server.officeToken, String(idleSubscribers)], {}) : null;
+  let idleOutput = '';
+  idle?.stdout!.on('data', (chunk) => (idleOutput += chunk));
   if (idle) await waitForOutput(idle, /ready/, 120_000);
   const rssGrowthMb = (await server.rssMb()) - rssBefore;
   const r = await replica(server, ['services']);
@@ -276,11 +281,13 @@ async function liveLatency(server: RunningServer, idleSubscribers: number): Prom
   }
   await Promise.all(pending);
   await r.close();
+  let idleEvents: { fewest: number; most: number } | null = null;
   if (idle) {
     idle.kill('SIGTERM');
     await new Promise((resolve) => idle.once('close', resolve));
+    idleEvents = JSON.parse(idleOutput.trim().split('\n').at(-1)!) as { fewest: number; most: number };
   }
-  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), missed: 200 - latencies.length, rssGrowthMb };
+  return { p50: percentile(latencies, 0.5), p99: percentile(latencies, 0.99), missed: 200 - latencies.length, rssGrowthMb, idleEvents };
 }
 
 /** Progress on stderr, so a run that stalls says where. */
@@ -303,6 +310,7 @@ export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: str
     const slowCompressed = await throttledInitialSync(server, true);
     phase('device process');
     const device = await deviceProcess(server);
+    const deviceBigPages = await deviceProcess(server, 5000);
     phase('pushes');
     const pushes: number[] = [];
     for (let i = 0; i < 5; i++) pushes.push(await pushOffline(server));
@@ -322,10 +330,12 @@ export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: str
     console.log(`| on the device, offline: 1,000 visits recorded + 1,000 edited (local writes, median of 5) | ${median(localWrites.splice(0)).toFixed(0)} ms |`);
     console.log(`| push of 1,000 new + 1,000 edited visits (median of 5) | ${median(pushes).toFixed(2)} s (runs ${pushes.map((s) => s.toFixed(2)).join(', ')}) |`);
     console.log(`| live latency, commit -> visible in a subscribed replica, 200 writes 20 ms apart | p50 ${live.p50.toFixed(1)} ms, p99 ${live.p99.toFixed(1)} ms, missed ${live.missed} |`);
-    console.log(`| same with 100 idle subscribers attached | p50 ${liveIdle.p50.toFixed(1)} ms, p99 ${liveIdle.p99.toFixed(1)} ms, missed ${liveIdle.missed} |`);
-    console.log(`| same with 1,000 idle subscribers attached | p50 ${liveThousand.p50.toFixed(1)} ms, p99 ${liveThousand.p99.toFixed(1)} ms, missed ${liveThousand.missed}; server RSS +${liveThousand.rssGrowthMb.toFixed(0)} MB for the 1,000 streams |`);
+    const idleGot = (live: typeof liveIdle) => (live.idleEvents ? `; each idle stream got ${live.idleEvents.fewest === live.idleEvents.most ? `all ${live.idleEvents.most}` : `${live.idleEvents.fewest}-${live.idleEvents.most}`} change events` : '');
+    console.log(`| same with 100 idle subscribers attached | p50 ${liveIdle.p50.toFixed(1)} ms, p99 ${liveIdle.p99.toFixed(1)} ms, missed ${liveIdle.missed}${idleGot(liveIdle)} |`);
+    console.log(`| same with 1,000 idle subscribers attached | p50 ${liveThousand.p50.toFixed(1)} ms, p99 ${liveThousand.p99.toFixed(1)} ms, missed ${liveThousand.missed}${idleGot(liveThousand)}; server RSS +${liveThousand.rssGrowthMb.toFixed(0)} MB for the 1,000 streams |`);
     console.log(`| server peak RSS (during initial syncs / whole run) | ${serverRssAfterInitial.toFixed(0)} MB / ${serverRss.toFixed(0)} MB |`);
-    console.log(`| device: a process that only syncs the ${device.visits} visits (SDK, RxDB memory storage) | ${device.seconds.toFixed(2)} s, peak RSS ${device.peakRssMb.toFixed(0)} MB |`);
+    console.log(`| device: a process that only syncs the ${device.visits} visits (SDK defaults: pulls of 1,000; RxDB memory storage) | ${device.seconds.toFixed(2)} s, peak RSS ${device.peakRssMb.toFixed(0)} MB |`);
+    console.log(`| the same with pulls of 5,000 | ${deviceBigPages.seconds.toFixed(2)} s, peak RSS ${deviceBigPages.peakRssMb.toFixed(0)} MB |`);
     console.log(`| bench process peak RSS (every run above) | ${clientRss.toFixed(0)} MB |`);
   } finally {
     await server.stop();
