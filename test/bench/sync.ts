@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { build } from 'esbuild';
 import pg from 'pg';
 import { filter, firstValueFrom } from 'rxjs';
 import { removeRxDatabase } from 'rxdb';
@@ -11,7 +12,7 @@ import { createPoolClient } from '../../client-sdk/index.js';
 import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import { openStore } from '../../server/storage/open.js';
-import { runTs, spawnBuiltServer, spawnTs, waitForOutput } from '../support/child.js';
+import { finished, spawnBuiltServer, spawnTs, waitForOutput, type Finished } from '../support/child.js';
 import { seedOrganizationData } from './seed.js';
 import { startThrottledLink } from './throttled-link.js';
 import http from 'node:http';
@@ -107,9 +108,25 @@ async function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<numb
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024;
 }
 
-/** A device in a process of its own (test/bench/device.ts): its initial sync and peak RSS. */
+/**
+ * A device in a process of its own (test/bench/device.ts): its initial sync and peak RSS. It runs
+ * bundled, as an app ships the SDK: run through tsx, the TypeScript loader's own thread added
+ * 10-30 MB to the process (measured side by side, 2026-11-23).
+ */
 async function deviceProcess(server: RunningServer, pullBatchSize?: number): Promise<{ seconds: number; visits: number; peakRssMb: number }> {
-  const run = await runTs('test/bench/device.ts', [server.url, server.token], pullBatchSize ? { PULL_BATCH_SIZE: String(pullBatchSize) } : {});
+  const folder = await mkdtemp(path.join(tmpdir(), 'bench-device-'));
+  const bundle = path.join(folder, 'device.mjs');
+  try {
+    await build({ entryPoints: ['test/bench/device.ts'], bundle: true, platform: 'node', format: 'esm', target: 'node20', outfile: bundle, logLevel: 'warning' });
+    const env = { ...process.env, ...(pullBatchSize ? { PULL_BATCH_SIZE: String(pullBatchSize) } : {}) };
+    const run = await finished(spawn(process.execPath, [bundle, server.url, server.token], { env, stdio: ['ignore', 'pipe', 'pipe'] }));
+    return parseDeviceRun(run);
+  } finally {
+    await rm(folder, { recursive: true, force: true });
+  }
+}
+
+function parseDeviceRun(run: Finished): { seconds: number; visits: number; peakRssMb: number } {
   if (run.code !== 0) throw new Error(`device process failed:\n${run.stderr}`);
   return JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { seconds: number; visits: number; peakRssMb: number };
 }
@@ -207,7 +224,14 @@ async function throttledInitialSync(server: RunningServer, compress: boolean): P
     settle();
     const start = performance.now();
     const r = await replica({ ...server, url: link.url }, ['services']);
-    await r.client.sync.awaitInSync({ timeoutMs: 180_000 });
+    const statuses: string[] = [];
+    const watching = r.client.sync.status$.subscribe((s) => statuses.push(`${new Date().toISOString().slice(11, 23)} ${JSON.stringify(s)}`));
+    await r.client.sync.awaitInSync({ timeoutMs: 180_000 }).catch((error: unknown) => {
+      // Say what the device saw, so a stall can be told from a slow link.
+      console.error(statuses.slice(-20).join('\n'));
+      throw error;
+    });
+    watching.unsubscribe();
     const seconds = (performance.now() - start) / 1000;
     const count = await r.db.collections.services!.count().exec();
     await r.close();
@@ -296,11 +320,13 @@ const phase = (name: string) => console.error(`[sync bench ${new Date().toISOStr
 export async function benchSync(engine: 'pglite' | 'postgres', postgresUrl?: string): Promise<void> {
   const server = await startSeededServer(engine, postgresUrl);
   try {
+    // The plain pulls first, while this process's heap is small: after five replicas of 50,000
+    // visits its own JSON parsing, which this figure includes, slowed them by a third.
+    const pulls: number[] = [];
+    for (let i = 0; i < 3; i++) pulls.push(await pullOnly(server, 5000));
     const initial: number[] = [];
     for (let i = 0; i < 5; i++) initial.push(await initialSync(server));
     const serverRssAfterInitial = await server.peakRssMb();
-    const pulls: number[] = [];
-    for (let i = 0; i < 3; i++) pulls.push(await pullOnly(server, 5000));
     // Before the pushes below, which add visits.
     phase('bytes on the wire');
     const wire = await wireBytesPerVisit(server, 5000);
