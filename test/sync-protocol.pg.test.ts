@@ -54,6 +54,14 @@ describe.each(engines)('sync protocol on %s', (engine) => {
     expect(tomb.body.documents).toEqual([expect.objectContaining({ id: ids[1], _deleted: true })]);
   });
 
+  it('pulled pages carry text beyond ASCII intact (pages are assembled as bytes)', async () => {
+    const { checkpoint } = await pullAll(server, office, 'customers');
+    const names = ['Núñez', 'Øre-Ångström', '池の手入れ', 'Pool 🏊‍♀️ "deep" \\ end'];
+    for (const lastName of names) await pushChanges(server, office, 'customers', [{ newDocumentState: { id: uid('utf8'), lastName } }]);
+    const page = await pullChanges(server, office, 'customers', checkpoint);
+    expect(page.body.documents.map((d: any) => d.lastName)).toEqual(names);
+  });
+
   it('bad pull and push requests are refused clearly', async () => {
     expect((await pullChanges(server, office, 'nope')).status).toBe(404);
     expect((await pullChanges(server, office, 'customers', -1)).status).toBe(400);
