@@ -1,24 +1,26 @@
 import type { RxCollection, RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
-import { replicatedResources, type Quote, type Service, type StockMovement } from '../shared/index.js';
+import type { Quote, Service, StockMovement } from '../shared/index.js';
 import { createQuote, type QuoteInput } from './actions/quotes.js';
 import type { Replica } from './actions/replica.js';
 import { transferStock, useStock } from './actions/stock.js';
 import { addVisitPhoto, recordVisit, updateVisit, type PhotoBytes, type VisitInput } from './actions/visits.js';
-import { assertValid } from './actions/validate.js';
 import { badInput } from './errors.js';
 import { COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_COLLECTIONS, type ReplicaDatabase } from './replica/database.js';
 import { Checkpoints } from './replication/checkpoints.js';
 import { SyncEngine } from './replication/engine.js';
-import type { SyncEndpoint } from './replication/http.js';
+import { SyncFailure } from './replication/failure.js';
+import { probe, type SyncEndpoint } from './replication/http.js';
+import { ConnectionWatch } from './replication/liveness.js';
 import { LocalChanges } from './replication/local-changes.js';
 import { Outbox, OUTBOX, type OutboxEntry } from './replication/outbox.js';
-import { readStored, type DocState } from './replication/replica-store.js';
+import { httpRemote } from './replication/remote.js';
+import { readStored } from './replication/replica-store.js';
 import { LiveStream } from './replication/stream.js';
 import { WriteLock } from './replication/write-lock.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
-import { PHOTO_QUEUE, PhotoUploader, type QueuedPhoto } from './uploads/photo-queue.js';
+import { DEFAULT_UPLOAD_STALL_MS, PHOTO_QUEUE, PhotoUploader, type QueuedPhoto } from './uploads/photo-queue.js';
 
 /** IndexedDB (through Dexie, RxDB's open-source IndexedDB storage) in a browser; memory in Node. */
 async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
@@ -28,8 +30,6 @@ async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
   }
   return getRxStorageMemory() as RxStorage<unknown, unknown>;
 }
-
-const resourceOf = new Map(replicatedResources.map((r) => [r.collection!, r]));
 
 export interface PoolClientOptions {
   baseUrl: string;
@@ -46,8 +46,11 @@ export interface PoolClientOptions {
   retryMs?: number;
   /** Deadline of one pull, push or stream connection attempt (default 30 s). */
   requestTimeoutMs?: number;
-  /** Deadline of one photo upload (default 120 s). */
-  uploadTimeoutMs?: number;
+  /**
+   * The least time a photo upload waits for its answer (default 10 s); each upload also gets the
+   * time its bytes take at 32 KB/s, doubled for each earlier attempt of the photo that ran out.
+   */
+  uploadStallMs?: number;
   /** Silence after which the live stream counts as dead; default 2.5 x the server's heartbeat. */
   streamIdleTimeoutMs?: number;
   /** Documents per pull (default 1000, at most 5000) and per push (default 200, at most 2000). */
@@ -67,6 +70,8 @@ export interface PoolClient {
      */
     awaitInSync(options?: { timeoutMs?: number }): Promise<void>;
     status$: Observable<SyncStatus>;
+    /** Local changes the server refused as they are (say, a document too large to sync), kept on the device until changed again. */
+    refusedChanges(): Promise<{ collection: string; id: string; reason: string }[]>;
   };
   /** Documents the server answered with after merging (the replica has adopted them). */
   conflicts$: Observable<MergedChange>;
@@ -97,15 +102,21 @@ export interface PoolClient {
 export async function createPoolClient(options: PoolClientOptions): Promise<PoolClient> {
   const collections = COLLECTION_NAMES.filter((c) => (options.collections ?? COLLECTION_NAMES).includes(c));
   const closing = new AbortController();
+  const watch = new ConnectionWatch(() => probe(endpoint));
   const endpoint: SyncEndpoint = {
     baseUrl: options.baseUrl.replace(/\/+$/, ''),
     token: options.token,
     fetch: options.fetch,
     requestTimeoutMs: options.requestTimeoutMs,
     signal: closing.signal,
+    watch,
   };
   const retryMs = options.retryMs ?? 1000;
-  const db = await createReplicaDatabase(options.name ?? 'pool-replica', options.storage ?? (await defaultStorage()), options.collections ?? COLLECTION_NAMES);
+  // Bound below, once the outbox exists: the app's RxDB writes to synced collections go through it.
+  let capture: LocalChanges | null = null;
+  const db = await createReplicaDatabase(options.name ?? 'pool-replica', options.storage ?? (await defaultStorage()), collections, () =>
+    capture ? (...args) => capture!.captured(...args) : null,
+  );
   const tracker = new StatusTracker();
   const outbox = new Outbox(db.collections[OUTBOX] as unknown as RxCollection<OutboxEntry>);
   const lock = new WriteLock();
@@ -117,9 +128,9 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
   const uploader = new PhotoUploader(
     db.collections[PHOTO_QUEUE] as unknown as RxCollection<QueuedPhoto>,
     endpoint,
-    (ok, error) => (ok ? tracker.succeeded() : tracker.failed(error)),
+    { succeeded: () => tracker.succeeded(), failed: (failure) => failedWith(failure) },
     retryMs,
-    options.uploadTimeoutMs,
+    options.uploadStallMs ?? DEFAULT_UPLOAD_STALL_MS,
     async (parent, id) => {
       const replicaOf = db.collections[parent];
       return replicaOf ? (await readStored(replicaOf, [id])).get(id)?._deleted === true : false;
@@ -131,7 +142,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
       outbox,
       checkpoints: new Checkpoints(db),
       lock,
-      endpoint,
+      remote: httpRemote(endpoint),
       pullBatchSize: Math.min(options.pullBatchSize ?? 1000, 5000),
       pushBatchSize: Math.min(options.pushBatchSize ?? 200, 2000),
     },
@@ -145,41 +156,61 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
         tracker.succeeded();
         stream?.retryNow();
       },
-      failed: (error) => tracker.failed(error),
+      failed: (error) => failedWith(error),
     },
   );
   const changes = new LocalChanges(collection, outbox, lock, () => engine.pushSoon());
+  capture = changes;
   const replica: Replica = { db, changes };
   const counts: Subscription[] = [
     outbox.count$().subscribe((n) => tracker.update({ pendingPushes: n })),
+    outbox.refusedCount$().subscribe((n) => tracker.update({ refusedChanges: n })),
     uploader.pending$.subscribe((n) => tracker.update({ pendingPhotoUploads: n })),
   ];
 
   let stream: LiveStream | null = null;
 
+  /** Every failure of sync is shown; a 401 also stops it, since no retry can succeed. */
+  function failedWith(error: unknown): void {
+    tracker.failed(error);
+    if (error instanceof SyncFailure && error.kind === 'signed-out') void stop(error);
+  }
+
+  /** The platform says the network is back (a browser's `online`): requests on the old one are dead; try everything now. */
+  function networkBack(): void {
+    watch.networkBack();
+    engine.resync();
+    stream?.retryNow();
+    uploader.kick();
+  }
+  const browser = typeof window !== 'undefined' && typeof window.addEventListener === 'function';
+
   function start(): void {
     if (stream || closing.signal.aborted) return;
+    tracker.started();
     stream = new LiveStream(endpoint, {
       collections,
       retryMs,
       idleTimeoutMs: options.streamIdleTimeoutMs,
-      onStatus: (connected, error) => {
-        tracker.update({ online: connected });
-        if (error) tracker.failed(error);
+      onStatus: (connected, failure) => {
+        tracker.stream(connected);
+        if (failure) failedWith(failure);
         if (connected) uploader.kick();
       },
       onEvent: (event) => (event === 'RESYNC' ? engine.resync() : engine.received(event as never)),
     });
+    if (browser) window.addEventListener('online', networkBack);
     engine.start();
     stream.start();
     uploader.start();
   }
 
-  async function stop(): Promise<void> {
+  async function stop(why?: Error): Promise<void> {
     const open = stream;
     stream = null;
-    await Promise.all([uploader.stop(), open?.close(), engine.stop()]);
-    tracker.update({ online: false });
+    if (browser) window.removeEventListener('online', networkBack);
+    await Promise.all([uploader.stop(), open?.close(), engine.stop(why)]);
+    tracker.stopped();
   }
 
   async function awaitInSync({ timeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
@@ -200,28 +231,18 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     return Promise.race([inSync, expired]).finally(() => clearTimeout(timer));
   }
 
-  /** The definition of a collection whose documents a device may change (stock moves only by actions). */
-  function editable(name: string, how: 'changed' | 'deleted') {
-    const resource = resourceOf.get(name);
-    if (!resource || READ_ONLY_COLLECTIONS.has(name) || name === 'stockMovements') throw badInput(`${name} documents cannot be ${how} on a device`);
-    return resource;
+  async function patch<T extends object>(name: string, id: string, fields: Partial<T>): Promise<T> {
+    const { _deleted, ...doc } = await changes.update(name, id, `patch ${name}`, (current) => ({ ...current, ...fields }));
+    return doc as unknown as T;
   }
 
-  async function patch<T extends object>(name: string, id: string, fields: Partial<T>): Promise<T> {
-    const resource = editable(name, 'changed');
-    const state = await changes.update(name, id, (current) => {
-      const next = { ...current, ...fields, id, updatedAt: new Date().toISOString() } as DocState;
-      const { _deleted, ...doc } = next;
-      assertValid(resource, doc, `patch ${name}`);
-      return next;
-    });
-    const { _deleted, ...doc } = state;
-    return doc as unknown as T;
+  async function refusedChanges() {
+    return (await outbox.refused()).map((e) => ({ collection: e.collectionName, id: e.docId, reason: e.refused ?? '' }));
   }
 
   return {
     db,
-    sync: { start, stop, awaitInSync, status$: tracker.status$.asObservable() },
+    sync: { start, stop: () => stop(), awaitInSync, status$: tracker.status$.asObservable(), refusedChanges },
     conflicts$: tracker.conflicts$.asObservable(),
     recordVisit: (input) => recordVisit(replica, input),
     updateVisit: (id, fields) => updateVisit(replica, id, fields),
@@ -235,11 +256,11 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     createQuote: (input) => createQuote(replica, input),
     patch,
     remove: async (name, id) => {
-      editable(name, 'deleted');
-      await changes.remove(name, id);
+      await changes.remove(name, id, `remove ${name}`);
     },
     async close() {
       closing.abort(new Error('client closed'));
+      watch.close();
       await stop();
       await lock.run(async () => undefined);
       for (const s of counts) s.unsubscribe();

@@ -1,6 +1,7 @@
 import { deepEqual } from 'rxdb/plugins/utils';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { replicatedResources } from '../shared/index.js';
+import { SyncFailure, type FailureKind } from './replication/failure.js';
 
 /** Per collection, the fields a device writes (server-owned ones are the server's to set). */
 const DEVICE_FIELDS = new Map(
@@ -19,19 +20,37 @@ function changedByServer(collection: string, sent: Record<string, unknown> | und
 }
 
 /**
+ * Where sync stands, one word for the app to show:
+ * - stopped: not started, or stopped by the app;
+ * - connecting: started, the live stream not yet up, nothing failed yet;
+ * - online: the live stream is up and alive (its heartbeats arrive);
+ * - offline: the stream is down and the last attempt failed (no network, or the server failing);
+ *   sync retries by itself;
+ * - rate-limited: the server asked to wait (429); sync resumes by itself when the time is up;
+ * - signed-out: the server does not accept the token (401: revoked or unknown); sync has stopped,
+ *   and the app must sign in again.
+ */
+export type SyncState = 'stopped' | 'connecting' | 'online' | 'offline' | 'rate-limited' | 'signed-out';
+
+/**
  * What the app shows about sync. Network trouble is reported here, never thrown.
  */
 export interface SyncStatus {
-  /** The live stream is connected and alive (its heartbeats arrive). */
+  state: SyncState;
+  /** The live stream is connected and alive (`state === 'online'`). */
   online: boolean;
   /** Local changes the server has not acknowledged, counted from the replica (restarts included). */
   pendingPushes: number;
+  /** Local changes the server refused as they are (too large, invalid), kept on the device; see `sync.refusedChanges()`. */
+  refusedChanges: number;
   /** Photos waiting for upload (refused ones excluded). */
   pendingPhotoUploads: number;
   /** When a sync cycle last completed. */
   lastSyncedAt: string | null;
   /** The last failure, cleared by the next success. */
   lastError: string | null;
+  /** Its kind (see client-sdk/replication/failure.ts), or null. */
+  errorKind: FailureKind | null;
 }
 
 /** A server answer that differs from what the device sent: the server's merge result, adopted. */
@@ -42,13 +61,33 @@ export interface MergedChange {
   server: unknown;
 }
 
+/** What the state is made of; `state` is derived from these alone (see `stateOf`). */
+interface Condition {
+  started: boolean;
+  streamAlive: boolean;
+  failedSinceStart: boolean;
+  /** Set by a 401 (until started again) or a 429 (until the next success). */
+  blocked: 'signed-out' | 'rate-limited' | null;
+}
+
+function stateOf(c: Condition): SyncState {
+  if (!c.started) return c.blocked === 'signed-out' ? 'signed-out' : 'stopped';
+  if (c.blocked) return c.blocked;
+  if (c.streamAlive) return 'online';
+  return c.failedSinceStart ? 'offline' : 'connecting';
+}
+
 export class StatusTracker {
+  private condition: Condition = { started: false, streamAlive: false, failedSinceStart: false, blocked: null };
   readonly status$ = new BehaviorSubject<SyncStatus>({
+    state: 'stopped',
     online: false,
     pendingPushes: 0,
+    refusedChanges: 0,
     pendingPhotoUploads: 0,
     lastSyncedAt: null,
     lastError: null,
+    errorKind: null,
   });
   readonly conflicts$ = new Subject<MergedChange>();
 
@@ -58,12 +97,33 @@ export class StatusTracker {
     if (JSON.stringify(next) !== JSON.stringify(this.status$.value)) this.status$.next(next);
   }
 
+  started(): void {
+    this.set({ started: true, streamAlive: false, failedSinceStart: false, blocked: null });
+  }
+
+  stopped(): void {
+    this.set({ started: false, streamAlive: false });
+  }
+
+  /** The live stream came up (true) or went down (false). */
+  stream(alive: boolean): void {
+    this.set({ streamAlive: alive });
+  }
+
   succeeded(): void {
-    this.update({ lastSyncedAt: new Date().toISOString(), lastError: null });
+    this.set({ blocked: this.condition.blocked === 'rate-limited' ? null : this.condition.blocked }, { lastSyncedAt: new Date().toISOString(), lastError: null, errorKind: null });
   }
 
   failed(error: unknown): void {
-    this.update({ lastError: error instanceof Error ? error.message : String(error) });
+    const kind = error instanceof SyncFailure ? error.kind : null;
+    const blocked = kind === 'signed-out' || kind === 'rate-limited' ? kind : this.condition.blocked;
+    this.set({ failedSinceStart: true, blocked }, { lastError: error instanceof Error ? error.message : String(error), errorKind: kind });
+  }
+
+  private set(condition: Partial<Condition>, patch: Partial<SyncStatus> = {}): void {
+    this.condition = { ...this.condition, ...condition };
+    const state = stateOf(this.condition);
+    this.update({ ...patch, state, online: state === 'online' });
   }
 
   /** Reports the answers that changed something the device wrote. */

@@ -33,7 +33,7 @@ const EnvSchema = z.object({
   FILE_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PUBLIC_URL: z.string().url().optional(),
   SYNC_SERVICE_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(60),
-  SYNC_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(15_000),
+  SYNC_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(4_000),
   SYNC_RECEIPT_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
   SYNC_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   SMTP_URL: z.string().url().optional(),

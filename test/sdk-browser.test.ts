@@ -147,6 +147,41 @@ describe.runIf(runs)('client SDK in a browser', () => {
     await page.close();
   }, 60_000);
 
+  it('writes made the RxDB way on IndexedDB, offline and across a reload, sync like the actions', async () => {
+    const page = await openApp();
+    const ids = await page.evaluate(async ({ token, customerId }) => {
+      const client = await window.PoolSDK.createPoolClient({ baseUrl: location.origin, token, name: 'rxdb-way-tablet', retryMs: 200 });
+      client.sync.start();
+      await client.sync.awaitInSync();
+      await client.sync.stop(); // the app is offline from here, and never tries
+      const services = client.db.collections.services!;
+      const inserted = { id: crypto.randomUUID(), customerId, notes: 'inserted the RxDB way', photos: [] };
+      await services.insert(inserted);
+      const customer = await client.db.collections.customers!.findOne(customerId).exec();
+      await customer!.incrementalPatch({ notes: 'gate code 4821, patched the RxDB way' });
+      const refused = await services.insert({ ...inserted, id: crypto.randomUUID(), notes: 42 as never }).then(() => null, (e: Error) => e.message);
+      await client.close();
+      return { visit: inserted.id, refused };
+    }, { token: tech, customerId });
+    expect(ids.refused).toMatch(/^insert into services: notes/);
+    expect(await serverDocument(server, office, 'services', ids.visit)).toBeUndefined();
+
+    await page.reload();
+    await page.addScriptTag({ content: bundle });
+    const pending = await page.evaluate(async (token) => {
+      const client = await window.PoolSDK.createPoolClient({ baseUrl: location.origin, token, name: 'rxdb-way-tablet', retryMs: 200 });
+      const before = await new Promise<number>((resolve) => client.sync.status$.subscribe((s) => s.pendingPushes && resolve(s.pendingPushes)));
+      client.sync.start();
+      await client.sync.awaitInSync();
+      await client.close();
+      return before;
+    }, tech);
+    expect(pending).toBe(2);
+    expect(await serverDocument(server, office, 'services', ids.visit)).toMatchObject({ notes: 'inserted the RxDB way', customerId });
+    expect(await serverDocument(server, office, 'customers', customerId)).toMatchObject({ notes: 'gate code 4821, patched the RxDB way' });
+    await page.close();
+  }, 60_000);
+
   it('the office app sees a change made elsewhere arrive through the live stream', async () => {
     const page = await openApp();
     await page.evaluate(async (token) => {

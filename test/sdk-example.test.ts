@@ -16,7 +16,8 @@ describe('README technician example', () => {
     const run = await runTs('client-sdk/examples/technician-flow.ts', [], { BASE_URL: server.url, TOKEN: token });
     expect(run.stderr).toBe('');
     expect(run.code).toBe(0);
-    expect(run.stdout).toMatch(/"online":true,"pendingPushes":0,"pendingPhotoUploads":0/);
+    const status = JSON.parse(/^status (.*)$/m.exec(run.stdout)![1]!);
+    expect(status).toMatchObject({ state: 'online', online: true, pendingPushes: 0, pendingPhotoUploads: 0, refusedChanges: 0, lastError: null });
     expect(run.stdout).toMatch(/visit on the server .*"notes":"Brushed, vacuumed".*"freeChlorine":2.5,"ph":7.4.*"caption":"Filter before cleaning","size":\d+/);
     expect(run.stdout).toMatch(/chlorine left on the truck 18/);
   });

@@ -1,7 +1,7 @@
 import { firstValueFrom } from 'rxjs';
 import { filter } from 'rxjs/operators';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPoolClient, type PoolClient } from '../client-sdk/index.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { engines } from './support/engines.js';
@@ -27,18 +27,18 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
 
   useTestServer(engine, { organization: 'Faulty Pools', server: { heartbeatMs: 200 } }, async (t) => {
     ({ server } = t);
-    proxy = await startFaultProxy(server.url);
     office = t.token;
     gql = caller(server, office);
     tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
     customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Net", lastName: "Work"}) { id } }`)).createCustomer.id;
   });
-  afterEach(async () => {
-    proxy.setMode('pass');
-    while (open.length) await open.pop()!.close();
+  // A network of its own per test: connections a test leaves dead stay dead (as they would), and must not be the next test's.
+  beforeEach(async () => {
+    proxy = await startFaultProxy(server.url);
   });
-  afterAll(async () => {
-    await proxy?.close();
+  afterEach(async () => {
+    while (open.length) await open.pop()!.close();
+    await proxy.close();
   });
 
   async function device(options: Partial<Parameters<typeof createPoolClient>[0]> = {}) {
@@ -150,8 +150,9 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
     await c.sync.awaitInSync();
     proxy.setMode('stall');
     const visit = await c.recordVisit({ customerId, notes: 'first words', waterLevel: 'LOW' });
-    // The push reached the server; its answer is held.
-    await expect.poll(() => serverDocument(server, office, 'services', visit.id)).toMatchObject({ notes: 'first words' });
+    // The push reached the server (on a new connection, once the one that died in the switch
+    // was given up); its answer is held.
+    await expect.poll(() => serverDocument(server, office, 'services', visit.id), { timeout: 5000 }).toMatchObject({ notes: 'first words' });
     await c.updateVisit(visit.id, { notes: 'second words', waterLevel: 'HIGH' });
     await new Promise((r) => setTimeout(r, 1200)); // the held push times out
     proxy.setMode('pass');

@@ -1,7 +1,7 @@
 import { firstValueFrom } from 'rxjs';
 import { filter } from 'rxjs/operators';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPoolClient, PoolClientError, type PoolClient } from '../client-sdk/index.js';
 import { sampleFiles } from './fixtures/files.js';
 import { caller, ok, tokenFor } from './support/api.js';
@@ -11,9 +11,11 @@ import { type TestServer } from './support/server.js';
 import { pullAll } from './support/sync.js';
 
 /**
- * The client SDK against a real running server, through a proxy that fails like a field network.
- * Several clients live in this one process, so each opens only the collections it needs (RxDB's
- * open-source edition allows 13 per process).
+ * The client SDK against a real running server, through a proxy that fails like a field network
+ * (a network change leaves connections dead without a word, so the server heartbeats every
+ * 500 ms here and a dead stream is found within 1.25 s). Several clients live in this one
+ * process, so each opens only the collections it needs (RxDB's open-source edition allows 13 per
+ * process).
  */
 const DEVICE = ['services', 'customers', 'stockMovements', 'inventoryItems', 'inventoryLocations', 'stockLevels'];
 
@@ -29,9 +31,8 @@ describe('client SDK', () => {
   let itemId: string;
   const open: PoolClient[] = [];
 
-  useTestServer('pglite', { organization: 'SDK Pools' }, async (t) => {
+  useTestServer('pglite', { organization: 'SDK Pools', server: { heartbeatMs: 500 } }, async (t) => {
     ({ server } = t);
-    proxy = await startFaultProxy(server.url);
     office = t.token;
     orgId = t.org.id;
     gql = caller(server, office);
@@ -40,12 +41,13 @@ describe('client SDK', () => {
     locationId = ok(await gql(`mutation { createInventoryLocation(input: {name: "Truck 1"}) { id } }`)).createInventoryLocation.id;
     itemId = ok(await gql(`mutation($l: ID) { createInventoryItem(input: {name: "Chlorine", category: CHEMICAL, unitPrice: 5, locationId: $l, quantity: 100}) { id } }`, { l: locationId })).createInventoryItem.id;
   });
-  afterEach(async () => {
-    proxy.setMode('pass');
-    while (open.length) await open.pop()!.close();
+  // A network of its own per test: connections a test leaves dead stay dead (as they would), and must not be the next test's.
+  beforeEach(async () => {
+    proxy = await startFaultProxy(server.url);
   });
-  afterAll(async () => {
-    await proxy?.close();
+  afterEach(async () => {
+    while (open.length) await open.pop()!.close();
+    await proxy.close();
   });
 
   async function client(options: Partial<Parameters<typeof createPoolClient>[0]> = {}) {
@@ -116,7 +118,10 @@ describe('client SDK', () => {
   });
 
   it('faults at each step (refused, answer lost after commit, upload cut mid-body) lose nothing and double nothing', async () => {
-    const device = await client();
+    // A push or upload sent on a connection that died in a switch hangs until its deadline:
+    // nothing gets an answer in these modes to show the network is back. Short deadlines keep
+    // the test short.
+    const device = await client({ requestTimeoutMs: 2000, uploadStallMs: 2000 });
     device.sync.start();
     await device.sync.awaitInSync();
     const before = { visits: (await serverVisits()).length, quantity: await itemQuantity(), photos: (await photoObjects()).length };

@@ -1,7 +1,7 @@
-import { quoteResource, type Quote } from '../../shared/index.js';
+import type { Quote } from '../../shared/index.js';
 import { badInput } from '../errors.js';
 import type { Replica } from './replica.js';
-import { assertValid, newId, nowIso } from './validate.js';
+import { newId } from './validate.js';
 
 /**
  * A quote made in the field. Number, amounts and status are the server's: the device shows its
@@ -24,7 +24,6 @@ export async function createQuote({ changes }: Replica, input: QuoteInput): Prom
     return { id: newId(), ...line, amount: Math.round(line.quantity * Math.round(line.unitPrice * 100)) / 100 };
   });
   const subtotal = Math.round(lines.reduce((sum, l) => sum + l.amount * 100, 0)) / 100;
-  const now = nowIso();
   const doc = {
     id: newId(),
     number: '',
@@ -43,10 +42,7 @@ export async function createQuote({ changes }: Replica, input: QuoteInput): Prom
     photos: [],
     pdfKey: null,
     createdById: null,
-    createdAt: now,
-    updatedAt: now,
   };
-  assertValid(quoteResource, doc, 'createQuote');
-  await changes.insert('quotes', doc);
-  return doc as Quote;
+  const { _deleted, ...quote } = await changes.insert('quotes', doc, 'createQuote');
+  return quote as unknown as Quote;
 }

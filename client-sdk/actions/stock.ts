@@ -1,8 +1,8 @@
-import { stockMovementResource, type StockMovement } from '../../shared/index.js';
+import type { StockMovement } from '../../shared/index.js';
 import { badInput, notFound } from '../errors.js';
 import type { ReplicaDatabase } from '../replica/database.js';
 import type { Replica } from './replica.js';
-import { assertPositiveInteger, assertValid, newId, nowIso } from './validate.js';
+import { assertPositiveInteger, newId } from './validate.js';
 
 /**
  * Stock: the device never writes a quantity; it appends movements, which the server applies once
@@ -15,11 +15,8 @@ async function requireKnown(db: ReplicaDatabase, collection: 'inventoryItems' | 
 }
 
 async function append({ changes }: Replica, movement: Omit<StockMovement, 'id' | 'createdAt' | 'updatedAt' | 'createdById'>, action: string) {
-  const now = nowIso();
-  const doc = { ...movement, id: newId(), createdById: null, createdAt: now, updatedAt: now };
-  assertValid(stockMovementResource, doc, action);
-  await changes.insert('stockMovements', doc);
-  return doc as StockMovement;
+  const { _deleted, ...doc } = await changes.insert('stockMovements', { ...movement, id: newId(), createdById: null }, action);
+  return doc as unknown as StockMovement;
 }
 
 export async function useStock(replica: Replica, itemId: string, locationId: string, quantity: number, visitId: string | null = null) {

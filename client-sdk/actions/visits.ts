@@ -2,7 +2,7 @@ import { serviceResource, type Service } from '../../shared/index.js';
 import { badInput, notFound, PoolClientError } from '../errors.js';
 import type { Replica } from './replica.js';
 import { bytesToBase64, PHOTO_QUEUE } from '../uploads/photo-queue.js';
-import { assertValid, newId, nowIso } from './validate.js';
+import { newId, nowIso } from './validate.js';
 
 /** Visits: recorded and edited on the device first; photos queued for upload. */
 export type VisitInput = Partial<Omit<Service, 'id' | 'createdAt' | 'updatedAt' | 'photos' | 'chemicalReadings'>> & {
@@ -23,30 +23,23 @@ function readingsOf(input: VisitInput['readings']): Service['chemicalReadings'] 
 
 export async function recordVisit({ db, changes }: Replica, input: VisitInput): Promise<Service> {
   const { readings, ...fields } = input;
-  const now = nowIso();
-  const doc = { ...fields, id: newId(), photos: [], chemicalReadings: readingsOf(readings), createdAt: now, updatedAt: now };
-  assertValid(serviceResource, doc, 'recordVisit');
-  if (doc.customerId && db.collections.customers && !(await db.collections.customers.findOne(doc.customerId).exec())) {
+  const doc = { ...fields, id: newId(), photos: [], chemicalReadings: readingsOf(readings) };
+  if (typeof doc.customerId === 'string' && db.collections.customers && !(await db.collections.customers.findOne(doc.customerId).exec())) {
     throw notFound('Customer', doc.customerId);
   }
-  await changes.insert('services', doc as Service);
-  return doc as Service;
+  const { _deleted, ...visit } = await changes.insert('services', doc, 'recordVisit');
+  return visit as unknown as Service;
 }
 
 export async function updateVisit({ changes }: Replica, id: string, patch: VisitInput): Promise<Service> {
   const { readings, ...fields } = patch;
-  const next = await changes.update('services', id, (state) => {
-    const current = state as unknown as Service;
-    const merged = {
-      ...current,
-      ...fields,
-      ...(readings !== undefined ? { chemicalReadings: readings === null ? null : { ...readingsOf({ ...current.chemicalReadings, ...readings }) } } : {}),
-      updatedAt: nowIso(),
-    };
-    const { _deleted, ...doc } = merged as typeof merged & { _deleted?: boolean };
-    assertValid(serviceResource, doc as Record<string, unknown>, 'updateVisit');
-    return merged as never;
-  }).catch(rethrowNotFound('Visit', id));
+  const next = await changes
+    .update('services', id, 'updateVisit', (state) => {
+      const current = state as unknown as Service;
+      const readingsPatch = readings === undefined ? {} : { chemicalReadings: readings === null ? null : readingsOf({ ...current.chemicalReadings, ...readings }) };
+      return { ...state, ...fields, ...readingsPatch };
+    })
+    .catch(rethrowNotFound('Visit', id));
   const { _deleted, ...visit } = next;
   return visit as unknown as Service;
 }
@@ -78,9 +71,9 @@ export async function addVisitPhoto({ db, changes }: Replica, visitId: string, b
     failure: null,
   });
   await changes
-    .update('services', visitId, (state) => {
+    .update('services', visitId, 'addVisitPhoto', (state) => {
       const photos = [...((state as unknown as Service).photos ?? []), { id, url: null, caption, contentType: null, size: null, takenAt }];
-      return { ...state, photos, updatedAt: takenAt };
+      return { ...state, photos };
     })
     .catch(rethrowNotFound('Visit', visitId));
   return id;

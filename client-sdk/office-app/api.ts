@@ -1,3 +1,5 @@
+import { Call, expectedWithin } from '../replication/call.js';
+
 /**
  * The office app's calls to the server beyond sync: GraphQL operations (where the server's rules
  * decide, e.g. quote numbers and transitions) and the REST uploads. Errors arrive as ApiError with
@@ -26,16 +28,25 @@ interface ErrorBody {
   errors?: { message: string; extensions?: { code?: string } }[];
 }
 
+/** A call's deadline, its answer included (an upload's grows with its size, as the SDK's do). */
+const TIMEOUT_MS = 30_000;
+
 export function createApi(baseUrl: string, token: string): Api {
   const headers = { authorization: `Bearer ${token}` };
-  async function send<T>(path: string, init: RequestInit): Promise<T> {
+  async function send<T>(path: string, init: RequestInit, bodyBytes = 0): Promise<T> {
+    // Its own AbortController and timer (call.ts): a deadline no garbage collection can take away.
+    const call = new Call({}, path, TIMEOUT_MS);
+    call.deadline(expectedWithin(TIMEOUT_MS, bodyBytes));
     let response: Response;
+    let body: ErrorBody | null;
     try {
-      response = await fetch(`${baseUrl}${path}`, { ...init, headers: { ...headers, ...init.headers } });
+      response = await fetch(`${baseUrl}${path}`, { ...init, headers: { ...headers, ...init.headers }, signal: call.signal });
+      body = (await call.until(response.json()).catch((error: unknown) => (call.signal.aborted ? Promise.reject(error) : null))) as ErrorBody | null;
     } catch {
-      throw new ApiError('The server cannot be reached. Check the connection and try again.', 'OFFLINE');
+      throw new ApiError('The server cannot be reached, or did not answer in time. Check the connection and try again.', 'OFFLINE');
+    } finally {
+      call.end();
     }
-    const body = (await response.json().catch(() => null)) as ErrorBody | null;
     if (response.ok) return body as T;
     const error = body?.error ?? { message: body?.errors?.[0]?.message, code: body?.errors?.[0]?.extensions?.code };
     throw new ApiError(error.message ?? `The server answered ${response.status}`, error.code ?? `HTTP_${response.status}`);
@@ -57,7 +68,7 @@ export function createApi(baseUrl: string, token: string): Api {
       const form = new FormData();
       for (const [name, value] of Object.entries(fields)) form.append(name, value);
       form.append('file', file);
-      return send(path, { method: 'POST', body: form });
+      return send(path, { method: 'POST', body: form }, file.size);
     },
   };
 }

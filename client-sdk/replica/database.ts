@@ -1,7 +1,9 @@
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBLocalDocumentsPlugin } from 'rxdb/plugins/local-documents';
+import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { replicatedResources, rxSchemaOf } from '../../shared/index.js';
-import { OUTBOX, outboxSchema } from '../replication/outbox.js';
+import { OUTBOX, outboxMigrations, outboxSchema } from '../replication/outbox.js';
+import { capturingStorage, type WriteCapture } from './capture.js';
 import { PHOTO_QUEUE, photoQueueSchema } from '../uploads/photo-queue.js';
 
 /**
@@ -20,11 +22,18 @@ export const COLLECTION_NAMES = replicatedResources.map((r) => r.collection!);
 export const READ_ONLY_COLLECTIONS: ReadonlySet<string> = new Set(['organization', 'serviceTypes', 'stockLevels']);
 
 addRxPlugin(RxDBLocalDocumentsPlugin);
+// A replica opened by a newer SDK migrates its local collections (the outbox) in place.
+addRxPlugin(RxDBMigrationSchemaPlugin);
 
+/**
+ * Opens the replica. With `capture`, every write the app makes to a synced collection through RxDB
+ * goes to it first (replica/capture.ts), so it syncs like the SDK's actions' writes.
+ */
 export async function createReplicaDatabase(
   name: string,
   storage: RxStorage<unknown, unknown>,
   collections: readonly string[] = COLLECTION_NAMES,
+  capture?: () => WriteCapture | null,
 ): Promise<ReplicaDatabase> {
   const unknown = collections.filter((c) => !COLLECTION_NAMES.includes(c));
   if (unknown.length) throw new Error(`Unknown collections: ${unknown.join(', ')}`);
@@ -33,7 +42,7 @@ export async function createReplicaDatabase(
   // The queue holds a handful of photos, so counting them by reading them is cheap.
   const db = await createRxDatabase<ReplicaCollections>({
     name,
-    storage,
+    storage: capture ? capturingStorage(storage, new Set(collections), capture) : storage,
     multiInstance: false,
     closeDuplicates: true,
     allowSlowCount: true,
@@ -42,7 +51,7 @@ export async function createReplicaDatabase(
   const wanted = replicatedResources.filter((r) => collections.includes(r.collection!));
   await db.addCollections({
     ...Object.fromEntries(wanted.map((r) => [r.collection!, { schema: rxSchemaOf(r) as never }])),
-    [OUTBOX]: { schema: outboxSchema as never },
+    [OUTBOX]: { schema: outboxSchema as never, migrationStrategies: outboxMigrations as never },
     [PHOTO_QUEUE]: { schema: photoQueueSchema as never },
   });
   return db;

@@ -1,3 +1,4 @@
+import { nextMove, SyncFailure, type NextMove } from './failure.js';
 import { applyLiveBatch, pullToEnd } from './puller.js';
 import { pushBatch, type PushResult } from './pusher.js';
 import type { DocState } from './replica-store.js';
@@ -9,8 +10,11 @@ import type { SyncContext } from './sync-context.js';
  * concurrently with anything else of it. A cycle pushes what the outbox holds (collections in
  * dependency order: a visit's customer goes first), then, when asked, pulls every collection to
  * the end of its feed, then applies the live batches that arrived. A reconnected stream asks for
- * a full cycle, so the pull runs once pushes have settled. A failed cycle is retried with backoff,
- * at once when the stream reconnects or the app writes.
+ * a full cycle, so the pull runs once pushes have settled. What follows a failed cycle depends on
+ * its kind only (failure.ts, `nextMove`): a network or server failure is retried with backoff (at
+ * once when the stream reconnects or the app writes, and at once when the failed request was
+ * abandoned on a dead connection because the network is back); a 429 waits what the server asked,
+ * whatever wakes the loop meanwhile; a 401 stops sync, for no retry can succeed.
  *
  * Why not RxDB's replicateRxCollection: its downstream drops a RESYNC queued behind a stream
  * event held while a push was in flight, and moves its checkpoint past a gap it never pulls
@@ -21,7 +25,8 @@ import type { SyncContext } from './sync-context.js';
 export interface SyncObserver {
   pushed(collection: string, result: PushResult): void;
   cycleSucceeded(): void;
-  failed(error: unknown): void;
+  /** A cycle failed; `move` is what the engine does next (`stop`: it has stopped). */
+  failed(error: unknown, move: NextMove): void;
 }
 
 export interface EngineOptions {
@@ -49,6 +54,8 @@ export class SyncEngine {
   private tickets = 0;
   private waiters: Waiter[] = [];
   private failures = 0;
+  /** No request before this time (a 429's Retry-After). */
+  private notBefore = 0;
 
   constructor(
     private readonly ctx: SyncContext,
@@ -62,11 +69,12 @@ export class SyncEngine {
     this.loopDone = this.loop();
   }
 
-  async stop(): Promise<void> {
+  /** Stops the loop; whoever waits for a cycle is told `why`. */
+  async stop(why: Error = new Error('sync stopped')): Promise<void> {
     this.running = false;
     this.wakeUp();
     await this.loopDone;
-    for (const w of this.waiters.splice(0)) w.reject(new Error('sync stopped'));
+    for (const w of this.waiters.splice(0)) w.reject(why);
   }
 
   /** A local change was made: push soon. */
@@ -124,6 +132,7 @@ export class SyncEngine {
       const pushing = this.wantPush;
       const pulling = this.wantPull;
       this.wantPush = this.wantPull = false;
+      const cycleStarted = Date.now();
       try {
         if (!(await this.cycle(pushing, pulling))) break; // stopped midway: nothing is settled
         this.failures = 0;
@@ -133,11 +142,36 @@ export class SyncEngine {
         if (!this.running) break;
         this.wantPush = true; // cheap when the outbox is empty, and a failed push must be retried
         if (pulling) this.wantPull = true;
-        this.observer.failed(error);
-        const wait = Math.min(this.options.maxRetryMs ?? 30_000, this.options.retryMs * 2 ** Math.min(this.failures++, 8));
-        await this.sleep(wait * (0.75 + Math.random() / 2));
+        // Anything but a SyncFailure is the replica's or a bug: retried like an outage, and shown.
+        const move: NextMove = error instanceof SyncFailure ? nextMove(error) : { retry: 'backoff' };
+        this.observer.failed(error, move);
+        if ('stop' in move) {
+          this.running = false;
+          break;
+        }
+        await this.sleep(this.waitAfter(move, Date.now() - cycleStarted));
       }
+      await this.respectRetryAfter();
     }
+  }
+
+  /**
+   * How long to wait before the next cycle. The backoff spaces the starts of attempts, so a cycle
+   * that waited out a deadline has waited already; a 429's wait counts from its answer.
+   */
+  private waitAfter(move: { retry: 'now' | 'backoff' } | { wait: number }, tookMs: number): number {
+    if ('wait' in move) {
+      this.notBefore = Date.now() + move.wait;
+      return move.wait;
+    }
+    if (move.retry === 'now') return 0;
+    const backoff = Math.min(this.options.maxRetryMs ?? 30_000, this.options.retryMs * 2 ** Math.min(this.failures++, 8));
+    return Math.max(0, backoff * (0.75 + Math.random() / 2) - tookMs);
+  }
+
+  /** Woken early (a write, a reconnect) while the server asked to wait: wait the rest. */
+  private async respectRetryAfter(): Promise<void> {
+    while (this.running && Date.now() < this.notBefore) await this.sleep(this.notBefore - Date.now());
   }
 
   /** Runs one cycle; false when sync was stopped before it finished. */

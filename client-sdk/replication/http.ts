@@ -1,23 +1,31 @@
 import { PUSH_CHECKPOINT_HEADER } from '../../shared/index.js';
+import { Call, expectedWithin, type CallScope } from './call.js';
+import { failureOfAnswer, protocolFailure } from './failure.js';
 
 /**
- * The replication endpoint over HTTP: one pull or push per call. Every call has a deadline (a
- * dead cell tower accepts a connection and never answers) and ends at once when the client is
- * closed. Any failure (no network, a timeout, a 5xx, an answer that is not the protocol's)
- * throws; the caller retries later and never sees a half-applied batch.
+ * The replication endpoint over HTTP: one pull or push per call. Every call has a deadline of its
+ * own (a dead cell tower accepts a connection and never answers), is watched for a dead
+ * connection (see liveness.ts), and ends at once when the client is closed. Anything but a
+ * protocol answer throws a SyncFailure of a known kind (failure.ts); the caller never sees a
+ * half-applied batch.
  */
-export interface SyncEndpoint {
+export interface SyncEndpoint extends CallScope {
   baseUrl: string;
   token: string;
   /** Injected for tests and for environments with their own fetch. */
   fetch?: typeof fetch;
   /** Deadline of one request, answer body included (default 30 s). */
   requestTimeoutMs?: number;
-  /** Aborts every request in flight (the client's close()). */
-  signal?: AbortSignal;
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+
+/**
+ * Past this (plus its body's time on a slow link) without an answer, a pull or push is presumed
+ * dead once a newer request gets through (liveness.ts). The server answers a page of 5,000 in well
+ * under a second; this leaves it a loaded morning's margin.
+ */
+const ANSWER_EXPECTED_MS = 10_000;
 
 export interface Checkpoint {
   seq: number;
@@ -28,100 +36,47 @@ export interface PullAnswer<T> {
   checkpoint: Checkpoint;
 }
 
-export class SyncHttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-  ) {
-    super(message);
-    this.name = 'SyncHttpError';
-  }
-}
-
-/** The request's own deadline combined with the client's abort signal. */
-export function deadlineSignal(endpoint: Pick<SyncEndpoint, 'signal'>, timeoutMs: number): AbortSignal {
-  const timeout = AbortSignal.timeout(timeoutMs);
-  return endpoint.signal ? AbortSignal.any([endpoint.signal, timeout]) : timeout;
-}
-
-/**
- * `work`, unless `signal` aborts first. Node 20's fetch (undici 6) can leave a body read pending
- * forever when its request is aborted while the body streams, on a loaded machine
- * (nodejs/undici#4232, #4089). A deadline or a close() must end the call all the same.
- */
-export function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) {
-    work.catch(() => undefined);
-    return Promise.reject(signal.reason);
-  }
-  return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
-    work.then(
-      (value) => {
-        signal.removeEventListener('abort', onAbort);
-        resolve(value);
-      },
-      (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
-        reject(error);
-      },
-    );
-  });
-}
-
-/** Names a deadline as one, so status shows "timed out" rather than a bare abort. */
-export function describeFailure(error: unknown, timeoutMs: number): Error {
-  if (error instanceof DOMException && error.name === 'TimeoutError') return new Error(`no answer within ${timeoutMs} ms`);
-  return error instanceof Error ? error : new Error(String(error));
-}
-
-async function call<T>(endpoint: SyncEndpoint, path: string, init: RequestInit = {}): Promise<T> {
-  return (await answer<T>(endpoint, path, init)).body;
-}
-
-/** A call's parsed body and its headers. */
-async function answer<T>(endpoint: SyncEndpoint, path: string, init: RequestInit = {}): Promise<{ body: T; headers: Headers }> {
+/** A request with a JSON answer; `what` names it in errors ("pull services"). */
+async function exchange(endpoint: SyncEndpoint, what: string, path: string, init: RequestInit = {}): Promise<{ body: unknown; headers: Headers }> {
   const timeoutMs = endpoint.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-  let status = 0;
-  let text: string;
-  const signal = deadlineSignal(endpoint, timeoutMs);
+  const call = new Call(endpoint, what, expectedWithin(ANSWER_EXPECTED_MS, typeof init.body === 'string' ? init.body.length : 0));
+  call.deadline(timeoutMs);
   try {
     const res = await (endpoint.fetch ?? fetch)(`${endpoint.baseUrl}${path}`, {
       ...init,
-      signal,
+      signal: call.signal,
       headers: { authorization: `Bearer ${endpoint.token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
     });
-    status = res.status;
-    text = await untilAborted(res.text(), signal);
-    if (res.ok) return { body: JSON.parse(text) as T, headers: res.headers };
+    call.answered();
+    const text = await call.until(res.text());
+    if (!res.ok) throw failureOfAnswer(what, res.status, res.headers, text);
+    return { body: parseJson(what, text), headers: res.headers };
   } catch (error) {
-    throw describeFailure(error, timeoutMs);
+    throw call.failure(error);
+  } finally {
+    call.end();
   }
-  throw errorOf(status, text);
 }
 
-function errorOf(status: number, text: string): SyncHttpError {
-  let code = 'INTERNAL';
-  let message = `HTTP ${status}`;
+function parseJson(what: string, text: string): unknown {
   try {
-    const body = JSON.parse(text) as { error?: { code?: string; message?: string } };
-    code = body.error?.code ?? code;
-    message = body.error?.message ?? message;
+    return JSON.parse(text);
   } catch {
-    // not JSON: keep the status
+    throw protocolFailure(what, 'the answer is not JSON');
   }
-  return new SyncHttpError(status, code, message);
 }
 
-export function pullBatch<T>(endpoint: SyncEndpoint, collection: string, checkpoint: Checkpoint | undefined, limit: number) {
+export async function pullBatch<T>(endpoint: SyncEndpoint, collection: string, checkpoint: Checkpoint | undefined, limit: number): Promise<PullAnswer<T>> {
+  const what = `pull ${collection}`;
   const query = new URLSearchParams({ checkpoint: String(checkpoint?.seq ?? 0), limit: String(limit) });
-  return call<PullAnswer<T>>(endpoint, `/sync/${encodeURIComponent(collection)}/pull?${query}`);
+  const { body } = await exchange(endpoint, what, `/sync/${encodeURIComponent(collection)}/pull?${query}`);
+  const answer = body as Partial<PullAnswer<T>> | null;
+  if (!Array.isArray(answer?.documents) || !Number.isSafeInteger(answer.checkpoint?.seq)) throw protocolFailure(what, 'the answer has no documents and checkpoint');
+  return answer as PullAnswer<T>;
 }
 
-export function pushRows<T>(endpoint: SyncEndpoint, collection: string, rows: unknown[]): Promise<T[]> {
-  return call<T[]>(endpoint, `/sync/${encodeURIComponent(collection)}/push`, { method: 'POST', body: JSON.stringify(rows) });
+export async function pushRows<T>(endpoint: SyncEndpoint, collection: string, rows: unknown[]): Promise<T[]> {
+  return (await pushWithCheckpoint<T>(endpoint, collection, rows, null)).answered;
 }
 
 export interface PushAnswer<T> {
@@ -132,9 +87,34 @@ export interface PushAnswer<T> {
 }
 
 /** A push that names the device's pull checkpoint, so the server can say the device need not pull its own writes back. */
-export async function pushWithCheckpoint<T>(endpoint: SyncEndpoint, collection: string, rows: unknown[], checkpoint: number): Promise<PushAnswer<T>> {
-  const path = `/sync/${encodeURIComponent(collection)}/push?checkpoint=${checkpoint}`;
-  const { body, headers } = await answer<T[]>(endpoint, path, { method: 'POST', body: JSON.stringify(rows) });
+export async function pushWithCheckpoint<T>(endpoint: SyncEndpoint, collection: string, rows: unknown[], checkpoint: number | null): Promise<PushAnswer<T>> {
+  const what = `push ${collection}`;
+  const path = `/sync/${encodeURIComponent(collection)}/push${checkpoint === null ? '' : `?checkpoint=${checkpoint}`}`;
+  const { body, headers } = await exchange(endpoint, what, path, { method: 'POST', body: JSON.stringify(rows) });
+  if (!Array.isArray(body)) throw protocolFailure(what, 'the answer is not an array of server states');
   const moved = Number(headers.get(PUSH_CHECKPOINT_HEADER));
-  return { answered: body, checkpoint: Number.isSafeInteger(moved) && moved >= checkpoint && headers.has(PUSH_CHECKPOINT_HEADER) ? moved : null };
+  const valid = checkpoint !== null && headers.has(PUSH_CHECKPOINT_HEADER) && Number.isSafeInteger(moved) && moved >= checkpoint;
+  return { answered: body as T[], checkpoint: valid ? moved : null };
+}
+
+/** The probe's own deadline: /healthz answers at once from any live server. */
+const PROBE_TIMEOUT_MS = 3_000;
+
+/**
+ * A tiny request for the connection watch (liveness.ts): its answer shows the network works, so
+ * requests overdue on dead connections are given up; its failure is trouble. /healthz needs no
+ * token and touches no database.
+ */
+export async function probe(endpoint: SyncEndpoint): Promise<void> {
+  const call = new Call(endpoint, 'probe', PROBE_TIMEOUT_MS);
+  call.deadline(PROBE_TIMEOUT_MS);
+  try {
+    const res = await (endpoint.fetch ?? fetch)(`${endpoint.baseUrl}/healthz`, { signal: call.signal, cache: 'no-store' });
+    call.answered();
+    await call.until(res.arrayBuffer());
+  } catch (error) {
+    throw call.failure(error);
+  } finally {
+    call.end();
+  }
 }

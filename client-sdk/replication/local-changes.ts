@@ -1,15 +1,45 @@
-import type { RxCollection } from 'rxdb';
+import type { BulkWriteRow, RxCollection, RxDocumentData, RxStorageBulkWriteResponse } from 'rxdb';
+import { describeIssues, recordValidator, replicatedResources } from '../../shared/index.js';
 import { badInput, notFound } from '../errors.js';
-import { Outbox, outboxKey } from './outbox.js';
+import { READ_ONLY_COLLECTIONS } from '../replica/database.js';
+import { Outbox, outboxKey, type OutboxEntry } from './outbox.js';
 import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
 import type { WriteLock } from './write-lock.js';
 
 /**
- * The one way the app changes synced documents. Each change records its outbox entry (first)
- * and writes the document (second), under the write lock the sync engine also takes: a client
- * killed between the two leaves an entry whose document is unchanged, which the next push drops.
- * The first change to a document keeps the server state it was made on as the entry's base.
+ * Every change the device makes to a synced document becomes an outbox entry here, whether it
+ * comes from the SDK's actions (`insert`, `update`, `remove`) or from the app writing to
+ * `client.db` the RxDB way (`captured`, called by the storage wrapper in replica/capture.ts). One
+ * path, so both are validated the same, pushed the same and counted the same.
+ *
+ * Each change records its outbox entry (first) and writes the document (second), under the write
+ * lock the sync engine also takes: a client killed between the two leaves an entry whose document
+ * is unchanged, which the next push sends as it is stored (harmless). The first change to a
+ * document keeps the server state it was made on as the entry's base.
  */
+export interface Change {
+  /** The stored state before the change (null: none, or never stored). */
+  current: DocState | null;
+  /** The state the change writes; stamped (updatedAt, createdAt) in place. */
+  state: DocState;
+}
+
+const resourceOf = new Map(replicatedResources.map((r) => [r.collection!, r]));
+/** Collections whose documents are only ever appended (the server applies each once). */
+const LEDGERS: ReadonlySet<string> = new Set(['stockMovements']);
+const WHAT_INSTEAD: Record<string, string> = {
+  stockLevels: 'levels follow from stock movements: use useStock or transferStock',
+  stockMovements: 'a movement is never changed: record a new one with useStock or transferStock',
+};
+
+/** Throws when a device may not make this kind of change to the collection's documents at all. */
+function assertDeviceMay(kind: 'insert' | 'change' | 'delete', name: string, action: string): void {
+  const readOnly = !resourceOf.has(name) || READ_ONLY_COLLECTIONS.has(name);
+  if (!readOnly && !(LEDGERS.has(name) && kind !== 'insert')) return;
+  const verb = { insert: 'added', change: 'changed', delete: 'deleted' }[kind];
+  throw badInput(`${action}: ${name} documents cannot be ${verb} on a device${WHAT_INSTEAD[name] ? `; ${WHAT_INSTEAD[name]}` : ''}`);
+}
+
 export class LocalChanges {
   constructor(
     private readonly collection: (name: string) => RxCollection,
@@ -19,53 +49,131 @@ export class LocalChanges {
     private readonly changed: (collection: string) => void,
   ) {}
 
-  /** Adds a document made on the device. */
-  insert(collection: string, doc: DocState): Promise<DocState> {
-    return this.change(collection, doc.id, (current) => {
+  /** Adds a document made on the device. `action` names the change in errors. */
+  insert(collection: string, doc: DocState, action: string): Promise<DocState> {
+    assertDeviceMay('insert', collection, action);
+    return this.change(collection, doc.id, action, (current) => {
       if (current && !current._deleted) throw badInput(`${collection} ${doc.id} exists already`);
       return { ...doc, _deleted: false };
     });
   }
 
   /** Changes a document the replica holds; `next` receives its current state. */
-  update(collection: string, id: string, next: (current: DocState) => DocState): Promise<DocState> {
-    return this.change(collection, id, (current) => {
+  update(collection: string, id: string, action: string, next: (current: DocState) => DocState): Promise<DocState> {
+    assertDeviceMay('change', collection, action);
+    return this.change(collection, id, action, (current) => {
       if (!current || current._deleted) throw notFound(collection, id);
       return { ...next(current), id, _deleted: false };
     });
   }
 
   /** Deletes a document (the tombstone replicates). */
-  remove(collection: string, id: string): Promise<DocState> {
-    return this.change(collection, id, (current) => {
+  remove(collection: string, id: string, action: string): Promise<DocState> {
+    assertDeviceMay('delete', collection, action);
+    return this.change(collection, id, action, (current) => {
       if (!current || current._deleted) throw notFound(collection, id);
       return { ...current, _deleted: true };
     });
   }
 
-  private change(name: string, id: string, next: (current: DocState | null) => DocState): Promise<DocState> {
+  /**
+   * The app's own write through RxDB (insert, upsert, patch, modify, remove and their bulk and
+   * incremental forms all end in one storage write): the rows that will take effect are checked
+   * and recorded as the actions' changes are, then `write` stores them. Rows RxDB will see
+   * conflict (an insert over a stored document, an update from an outdated revision) are passed
+   * on unrecorded; RxDB resolves them and writes again.
+   */
+  captured(
+    name: string,
+    rows: BulkWriteRow<DocState>[],
+    context: string,
+    write: () => Promise<RxStorageBulkWriteResponse<DocState>>,
+  ): Promise<RxStorageBulkWriteResponse<DocState>> {
+    return this.lock.run(async () => {
+      const stored = await readStored(this.collection(name), rows.map((r) => r.document.id));
+      const changes: Change[] = [];
+      for (const row of rows) {
+        const current = stored.get(row.document.id);
+        if (takesEffect(row, current)) changes.push({ current: current ? stateOf(current) : null, state: row.document });
+      }
+      await this.record(name, changes, `${verbOf(context)} ${name}`);
+      const result = await write();
+      if (changes.length) this.changed(name);
+      return result;
+    });
+  }
+
+  private change(name: string, id: string, action: string, next: (current: DocState | null) => DocState): Promise<DocState> {
     return this.lock.run(async () => {
       const collection = this.collection(name);
       const stored = await readStored(collection, [id]);
       const current = stored.has(id) ? stateOf(stored.get(id)!) : null;
       const state = next(current);
-      const key = outboxKey(name, id);
-      const entry = (await this.outbox.get([key])).get(key);
-      const now = new Date().toISOString();
-      await this.outbox.save([
-        {
-          key,
-          collectionName: name,
-          docId: id,
-          base: entry ? entry.base : current && !current._deleted ? current : null,
-          changeId: crypto.randomUUID(),
-          sent: entry?.sent ?? [],
-          updatedAt: entry?.updatedAt ?? now,
-        },
-      ]);
+      await this.record(name, [{ current, state }], action);
       await writeStates(collection, [{ ...state }], stored); // a copy: `state` goes back to the app
       this.changed(name);
       return state;
     });
   }
+
+  /**
+   * Checks the changes (the device may make them; each new state is a valid document), stamps
+   * them, and saves their outbox entries. Throws before anything is written.
+   */
+  private async record(name: string, changes: Change[], action: string): Promise<void> {
+    if (!changes.length) return;
+    const resource = resourceOf.get(name)!;
+    const now = new Date().toISOString();
+    for (const { current, state } of changes) {
+      assertDeviceMay(!current ? 'insert' : state._deleted ? 'delete' : 'change', name, action);
+      if (state._deleted) continue;
+      state.createdAt = current?.createdAt ?? (typeof state.createdAt === 'string' ? state.createdAt : now);
+      state.updatedAt = now;
+      const result = recordValidator(resource).safeParse(fieldsOf(state));
+      if (!result.success) throw badInput(`${action}: ${describeIssues(result.error.issues, { limit: Infinity })}`);
+    }
+    const entries = await this.outbox.get(changes.map((c) => outboxKey(name, c.state.id)));
+    const save: OutboxEntry[] = [];
+    const forget: string[] = [];
+    for (const change of changes) {
+      const entry = entries.get(outboxKey(name, change.state.id));
+      // Made here and deleted before the server saw it: nothing is left to send.
+      if (change.state._deleted && entry && entry.base === null && !entry.sent.length) forget.push(entry.key);
+      else save.push(entryFor(name, change, entry, now));
+    }
+    await this.outbox.save(save);
+    await this.outbox.remove(forget);
+  }
+}
+
+function entryFor(name: string, { current, state }: Change, entry: OutboxEntry | undefined, now: string): OutboxEntry {
+  return {
+    key: outboxKey(name, state.id),
+    collectionName: name,
+    docId: state.id,
+    base: entry ? entry.base : current && !current._deleted ? current : null,
+    changeId: crypto.randomUUID(),
+    sent: entry?.sent ?? [],
+    updatedAt: entry?.updatedAt ?? now,
+    refused: null, // a new change may well be acceptable
+  };
+}
+
+/** A document's own fields: no RxDB bookkeeping, no `_deleted`. */
+function fieldsOf(state: DocState): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(state)) if (!key.startsWith('_')) fields[key] = value;
+  return fields;
+}
+
+/** Whether the storage will take the row: an insert of a new id, or an update from the stored revision. */
+function takesEffect(row: BulkWriteRow<DocState>, stored: RxDocumentData<DocState> | undefined): boolean {
+  return row.previous ? stored?._rev === row.previous._rev : !stored;
+}
+
+/** RxDB's write contexts, as an error names the operation. */
+function verbOf(context: string): string {
+  if (context.includes('insert')) return 'insert into';
+  if (context.includes('remove')) return 'remove from';
+  return 'write to';
 }

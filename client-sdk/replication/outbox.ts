@@ -10,7 +10,10 @@ import type { DocState } from './replica-store.js';
  *   as assumedMasterState so the server merges field by field;
  * - `changeId`: a fresh random id for the document's current local state;
  * - `sent`: states pushed whose answer never arrived, with their change ids. Until answered they
- *   go with every push of the document, so the server can tell which of them it applied.
+ *   go with every push of the document, so the server can tell which of them it applied;
+ * - `refused`: why the server refused the whole request holding this change alone (too large,
+ *   say), or null. A refused change stays on the device, reported and left out of pushes, so it
+ *   does not hold up the rest; the next local change of the document clears it.
  */
 export const OUTBOX = 'pendingChanges';
 
@@ -28,10 +31,11 @@ export interface OutboxEntry {
   changeId: string;
   sent: SentState[];
   updatedAt: string;
+  refused: string | null;
 }
 
 export const outboxSchema = {
-  version: 0,
+  version: 1,
   title: 'local changes waiting for the server',
   primaryKey: 'key',
   type: 'object',
@@ -43,11 +47,17 @@ export const outboxSchema = {
     changeId: { type: 'string' },
     sent: { type: 'array', items: { type: 'object' } },
     updatedAt: { type: 'string', maxLength: 40 },
+    refused: { type: ['string', 'null'] },
   },
   required: ['key', 'collectionName', 'docId', 'changeId', 'sent', 'updatedAt'],
   indexes: [['collectionName', 'updatedAt']],
   additionalProperties: false,
 } as const;
+
+/** Version 0 had no refusals. */
+export const outboxMigrations = { 1: (entry: Omit<OutboxEntry, 'refused'>): OutboxEntry => ({ ...entry, refused: null }) };
+
+const PENDING = { refused: null };
 
 export const outboxKey = (collection: string, id: string) => `${collection}/${id}`;
 
@@ -57,12 +67,18 @@ const MAX_SENT = 20;
 export class Outbox {
   constructor(private readonly entries: RxCollection<OutboxEntry>) {}
 
+  /** Changes waiting for the server (refused ones excluded). */
   count$(): Observable<number> {
-    return this.entries.count().$;
+    return this.entries.count({ selector: PENDING }).$;
   }
 
   async count(): Promise<number> {
-    return this.entries.count().exec();
+    return this.entries.count({ selector: PENDING }).exec();
+  }
+
+  /** Changes the server refused, kept on the device. */
+  refusedCount$(): Observable<number> {
+    return this.entries.count({ selector: { refused: { $ne: null } } }).$;
   }
 
   async get(keys: readonly string[]): Promise<Map<string, OutboxEntry>> {
@@ -71,9 +87,9 @@ export class Outbox {
     return new Map([...docs].map(([key, doc]) => [key, doc.toMutableJSON() as OutboxEntry]));
   }
 
-  /** The oldest entries of a collection. */
+  /** The oldest entries of a collection waiting to be pushed. */
   async oldest(collection: string, limit: number): Promise<OutboxEntry[]> {
-    const docs = await this.entries.find({ selector: { collectionName: collection }, sort: [{ updatedAt: 'asc' }], limit }).exec();
+    const docs = await this.entries.find({ selector: { collectionName: collection, ...PENDING }, sort: [{ updatedAt: 'asc' }], limit }).exec();
     return docs.map((d) => d.toMutableJSON() as OutboxEntry);
   }
 
@@ -81,6 +97,22 @@ export class Outbox {
     if (!entries.length) return;
     const trimmed = entries.map((e) => (e.sent.length > MAX_SENT ? { ...e, sent: e.sent.slice(-MAX_SENT) } : e));
     await this.entries.bulkUpsert(trimmed);
+  }
+
+  /** The changes the server refused, oldest first. */
+  async refused(): Promise<OutboxEntry[]> {
+    const docs = await this.entries.find({ selector: { refused: { $ne: null } }, sort: [{ updatedAt: 'asc' }] }).exec();
+    return docs.map((d) => d.toMutableJSON() as OutboxEntry);
+  }
+
+  /**
+   * Sets a change aside: the server refused the request carrying it (`changeId`), and retrying it
+   * as it is would fail again. A refused request was never applied (the server checks a request
+   * whole before it writes anything), so that state leaves `sent`: the next push need not carry it.
+   */
+  async refuse(key: string, reason: string, changeId: string): Promise<void> {
+    const entry = (await this.get([key])).get(key);
+    if (entry) await this.save([{ ...entry, refused: reason, sent: entry.sent.filter((s) => s.changeId !== changeId) }]);
   }
 
   async remove(keys: readonly string[]): Promise<void> {

@@ -1,4 +1,3 @@
-import { pullBatch } from './http.js';
 import { outboxKey } from './outbox.js';
 import { pullAhead } from './pull-ahead.js';
 import { readStored, writeStates, type DocState } from './replica-store.js';
@@ -12,7 +11,7 @@ import type { SyncContext } from './sync-context.js';
  * the page's documents are written, so a client stopped in between pulls the page again.
  */
 export async function pullToEnd(ctx: SyncContext, name: string): Promise<void> {
-  const fetchPage = pullAhead((checkpoint, limit) => pullBatch<DocState>(ctx.endpoint, name, checkpoint, limit));
+  const fetchPage = pullAhead((checkpoint, limit) => ctx.remote.pull(name, checkpoint?.seq ?? 0, limit));
   for (;;) {
     const page = await fetchPage({ seq: await ctx.checkpoints.get(name) }, ctx.pullBatchSize);
     await applyServerStates(ctx, name, page.documents);

@@ -1,5 +1,5 @@
 import { deepEqual } from 'rxdb/plugins/utils';
-import { pushWithCheckpoint } from './http.js';
+import { SyncFailure } from './failure.js';
 import { outboxKey, type OutboxEntry, type SentState } from './outbox.js';
 import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
 import type { SyncContext } from './sync-context.js';
@@ -34,15 +34,44 @@ export interface PushResult {
 export async function pushBatch(ctx: SyncContext, name: string): Promise<(PushResult & { more: boolean }) | null> {
   const { rows, more } = await ctx.lock.run(() => preparePush(ctx, name));
   if (!rows.length) return more ? { rows, answered: [], more } : null;
+  const answered = await sendRows(ctx, name, rows);
+  return { rows, answered, more };
+}
+
+/**
+ * Sends rows and settles the outbox with the answer. A request the server refuses as a whole for
+ * what it carries (413 too large, 400 invalid) is split in halves until the one change it cannot
+ * take is found; that change is set aside in the outbox with the server's reason (see Outbox),
+ * and the others go through.
+ */
+async function sendRows(ctx: SyncContext, name: string, rows: PushRow[]): Promise<DocState[]> {
+  try {
+    return await sendAndSettle(ctx, name, rows);
+  } catch (error) {
+    if (!refusedForContent(error)) throw error;
+    if (rows.length === 1) {
+      const row = rows[0]!;
+      await ctx.lock.run(() => ctx.outbox.refuse(outboxKey(name, row.newDocumentState.id), error.message, row.changeId));
+      return [];
+    }
+    const half = Math.ceil(rows.length / 2);
+    return [...(await sendRows(ctx, name, rows.slice(0, half))), ...(await sendRows(ctx, name, rows.slice(half)))];
+  }
+}
+
+const refusedForContent = (error: unknown): error is SyncFailure =>
+  error instanceof SyncFailure && error.kind === 'refused' && (error.details.status === 413 || error.details.status === 400);
+
+async function sendAndSettle(ctx: SyncContext, name: string, rows: PushRow[]): Promise<DocState[]> {
   const since = await ctx.checkpoints.get(name);
-  const { answered, checkpoint } = await pushWithCheckpoint<DocState>(ctx.endpoint, name, rows, since);
+  const { answered, checkpoint } = await ctx.remote.push(name, rows, since);
   await ctx.lock.run(async () => {
     const adoptedAll = await acknowledge(ctx, name, rows, answered);
     // Nothing else moves the checkpoint while a push is out (the engine runs one step at a time);
     // the check keeps it so should that change.
     if (checkpoint !== null && adoptedAll && (await ctx.checkpoints.get(name)) === since) await ctx.checkpoints.set(name, checkpoint);
   });
-  return { rows, answered, more };
+  return answered;
 }
 
 async function preparePush(ctx: SyncContext, name: string): Promise<{ rows: PushRow[]; more: boolean }> {

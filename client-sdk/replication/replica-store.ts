@@ -1,4 +1,5 @@
 import type { RxCollection, RxDocumentData } from 'rxdb';
+import { SYNC_WRITE_CONTEXT } from '../replica/capture.js';
 
 /**
  * Reads and writes of replica documents below RxDB's document API, at its storage instance (as
@@ -44,7 +45,7 @@ export async function writeStates(collection: RxCollection, states: readonly Doc
     rows.push(previous ? { previous, document } : { document });
   }
   if (!rows.length) return;
-  const result = await collection.storageInstance.bulkWrite(rows as never, 'pool-sync');
+  const result = await collection.storageInstance.bulkWrite(rows as never, SYNC_WRITE_CONTEXT);
   if (result.error.length) {
     const first = result.error[0]!;
     throw new Error(`replica write of ${collection.name}/${first.documentId} failed (status ${first.status})`);

@@ -1,6 +1,16 @@
 import { createParser } from 'eventsource-parser';
 import { Subject, type Observable } from 'rxjs';
-import { DEFAULT_REQUEST_TIMEOUT_MS, untilAborted, type Checkpoint, type SyncEndpoint } from './http.js';
+import { Call } from './call.js';
+import { failureOfAnswer, failureOfThrown, nextMove, protocolFailure, SyncFailure } from './failure.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type Checkpoint, type SyncEndpoint } from './http.js';
+
+/**
+ * The stream's answer (its headers) comes before any work but the token's check: a short wait is
+ * enough, and a connection that died while it sat in the pool is given up soon.
+ */
+const STREAM_CONNECT_TIMEOUT_MS = 5_000;
+/** Past this, a connecting stream is presumed dead once another request shows life (liveness.ts). */
+const STREAM_ANSWER_EXPECTED_MS = 3_000;
 
 /**
  * One Server-Sent-Events connection per client carrying every collection's changes (parsed with
@@ -26,20 +36,24 @@ type ServerEvent = { type: 'RESYNC'; heartbeatMs?: number } | ({ type: 'changes'
 
 export interface LiveStreamOptions {
   collections: readonly string[];
-  /** First wait between reconnection attempts; doubles up to maxRetryMs. */
+  /**
+   * First wait between reconnection attempts; doubles up to maxRetryMs (default 5 s: offline,
+   * an attempt costs next to nothing, and the sooner one gets through after signal returns, the
+   * sooner the device is in sync).
+   */
   retryMs?: number;
   maxRetryMs?: number;
   /** Silence after which the stream is dead; default 2.5 x the server's heartbeat, else 45 s. */
   idleTimeoutMs?: number;
-  /** Told when the stream comes alive (RESYNC) and when it dies. */
-  onStatus?: (connected: boolean, error?: unknown) => void;
+  /** Told when the stream comes alive (RESYNC) and when it dies, with why. */
+  onStatus?: (connected: boolean, failure?: SyncFailure) => void;
   /** Every batch, in order, and 'RESYNC' after every (re)connection. */
   onEvent?: (event: 'RESYNC' | ChangeBatch) => void;
 }
 
 export class LiveStream {
   private readonly subjects = new Map<string, Subject<StreamItem<unknown>>>();
-  private abort: AbortController | null = null;
+  private call: Call | null = null;
   private running = false;
   private attempt = 0;
   private idleTimeoutMs: number;
@@ -76,7 +90,7 @@ export class LiveStream {
   /** Stops reconnecting and ends the open connection; resolves when the loop has ended. */
   stop(): Promise<void> {
     this.running = false;
-    this.abort?.abort();
+    this.call?.end();
     this.wakeRetry?.();
     return this.loopDone;
   }
@@ -89,74 +103,94 @@ export class LiveStream {
 
   private async loop(): Promise<void> {
     while (this.running && !this.endpoint.signal?.aborted) {
+      const attemptStarted = Date.now();
+      let wait: number;
       try {
         await this.connectOnce();
-        this.options.onStatus?.(false, new Error('live stream ended'));
+        this.options.onStatus?.(false, new SyncFailure('network', 'live stream: the server ended it'));
+        wait = this.backoff();
       } catch (error) {
-        this.options.onStatus?.(false, error);
+        if (!this.running || this.endpoint.signal?.aborted) break;
+        const failure = error instanceof SyncFailure ? error : failureOfThrown('live stream', error);
+        this.options.onStatus?.(false, failure);
+        const move = nextMove(failure);
+        if ('stop' in move) break; // signed out: the client stops sync
+        wait = 'wait' in move ? move.wait : move.retry === 'now' ? 0 : this.backoff();
       }
-      if (!this.running) break;
-      const base = this.options.retryMs ?? 500;
-      const wait = Math.min(this.options.maxRetryMs ?? 10_000, base * 2 ** Math.min(this.attempt++, 6));
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, wait * (0.75 + Math.random() / 2));
-        this.wakeRetry = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-      this.wakeRetry = null;
+      // The backoff spaces attempts' starts: an attempt that waited out a deadline has waited already.
+      await this.pause(Math.max(0, wait - (Date.now() - attemptStarted)));
     }
   }
 
+  private pause(ms: number): Promise<void> {
+    if (!this.running) return Promise.resolve();
+    return new Promise<void>((resolve) => {
+      const timer = setTimeout(done, ms);
+      const self = this;
+      this.wakeRetry = done;
+      function done() {
+        clearTimeout(timer);
+        self.wakeRetry = null;
+        resolve();
+      }
+    });
+  }
+
+  private backoff(): number {
+    const base = this.options.retryMs ?? 500;
+    const wait = Math.min(this.options.maxRetryMs ?? 5_000, base * 2 ** Math.min(this.attempt++, 6));
+    return wait * (0.75 + Math.random() / 2);
+  }
+
+  /**
+   * One connection: its answer within the connect deadline, then bytes at least every idle
+   * timeout. Both are deadlines of the call itself (call.ts), and the connection watch may end
+   * it as dead when a newer request gets through while it is silent.
+   */
   private async connectOnce(): Promise<void> {
-    const abort = new AbortController();
-    this.abort = abort;
-    const signal = this.endpoint.signal ? AbortSignal.any([this.endpoint.signal, abort.signal]) : abort.signal;
-    const connectMs = this.endpoint.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS;
-    const deadline = setTimeout(() => abort.abort(new Error(`live stream: no answer within ${connectMs} ms`)), connectMs);
+    const call = new Call(this.endpoint, 'live stream', STREAM_ANSWER_EXPECTED_MS);
+    this.call = call;
+    const connectMs = Math.min(this.endpoint.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, STREAM_CONNECT_TIMEOUT_MS);
+    call.deadline(connectMs);
     const query = new URLSearchParams({ collections: this.options.collections.join(',') });
-    let res: Response;
     try {
-      res = await (this.endpoint.fetch ?? fetch)(`${this.endpoint.baseUrl}/sync/stream?${query}`, {
+      const res = await (this.endpoint.fetch ?? fetch)(`${this.endpoint.baseUrl}/sync/stream?${query}`, {
         headers: { authorization: `Bearer ${this.endpoint.token}`, accept: 'text/event-stream' },
-        signal,
+        signal: call.signal,
       });
+      call.answered(this.idleTimeoutMs / 2);
+      if (!res.ok || !res.body) throw failureOfAnswer('live stream', res.status, res.headers, await call.until(res.text()).catch(() => ''));
+      await this.read(res.body, call);
     } catch (error) {
-      throw abort.signal.reason instanceof Error ? abort.signal.reason : error;
+      throw call.failure(error);
     } finally {
-      clearTimeout(deadline);
+      call.end();
+      if (this.call === call) this.call = null;
     }
-    if (!res.ok || !res.body) {
-      await res.body?.cancel().catch(() => undefined);
-      throw new Error(`live stream refused: HTTP ${res.status}`);
-    }
-    await this.read(res.body, abort);
   }
 
   /** Reads events until the stream ends or falls silent for longer than the idle timeout. */
-  private async read(body: ReadableStream<Uint8Array>, abort: AbortController): Promise<void> {
-    const parser = createParser({ onEvent: (event) => this.dispatch(JSON.parse(event.data) as ServerEvent) });
+  private async read(body: ReadableStream<Uint8Array>, call: Call): Promise<void> {
+    const parser = createParser({ onEvent: (event) => this.dispatch(parseServerEvent(event.data)) });
     const decoder = new TextDecoder();
     const reader = body.getReader();
-    let watchdog: ReturnType<typeof setTimeout> | undefined;
+    // Heartbeats come every idle/2.5: the next is overdue (liveness.ts) at half the idle time, and
+    // the stream dead at all of it.
     const alive = () => {
-      clearTimeout(watchdog);
-      watchdog = setTimeout(() => abort.abort(new Error(`live stream silent for ${this.idleTimeoutMs} ms`)), this.idleTimeoutMs);
+      call.alive(this.idleTimeoutMs / 2);
+      call.deadline(this.idleTimeoutMs, `silent for ${this.idleTimeoutMs} ms`);
     };
     alive();
     try {
       for (;;) {
-        const { done, value } = await untilAborted(reader.read(), abort.signal);
+        const { done, value } = await call.until(reader.read());
         if (done) break;
-        alive();
         parser.feed(decoder.decode(value, { stream: true }));
+        alive(); // after the events: a RESYNC may have announced the heartbeat, and so the idle time
+
       }
-    } catch (error) {
-      throw abort.signal.reason instanceof Error ? abort.signal.reason : error;
     } finally {
-      clearTimeout(watchdog);
-      // A read may still be pending (see untilAborted): cancel it, without waiting on it either.
+      // A read may still be pending (see Call.until): cancel it, without waiting on it either.
       void reader.cancel().catch(() => undefined);
     }
   }
@@ -176,3 +210,23 @@ export class LiveStream {
   }
 }
 
+
+/** An event as the server sends it, checked: a malformed one fails the stream with a protocol error. */
+function parseServerEvent(data: string): ServerEvent {
+  let event: unknown;
+  try {
+    event = JSON.parse(data);
+  } catch {
+    throw protocolFailure('live stream', 'an event is not JSON');
+  }
+  const e = event as Partial<{ type: unknown; collection: unknown; documents: unknown; checkpoint: { seq?: unknown }; since: { seq?: unknown } }> | null;
+  if (e?.type === 'RESYNC') return event as ServerEvent;
+  const valid =
+    e?.type === 'changes' &&
+    typeof e.collection === 'string' &&
+    Array.isArray(e.documents) &&
+    Number.isSafeInteger(e.checkpoint?.seq) &&
+    (e.since === undefined || Number.isSafeInteger(e.since?.seq));
+  if (!valid) throw protocolFailure('live stream', 'an event is neither RESYNC nor a batch of changes');
+  return event as ServerEvent;
+}

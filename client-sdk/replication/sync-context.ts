@@ -1,7 +1,7 @@
 import type { RxCollection } from 'rxdb';
 import type { Checkpoints } from './checkpoints.js';
-import type { SyncEndpoint } from './http.js';
 import type { Outbox } from './outbox.js';
+import type { SyncRemote } from './remote.js';
 import type { WriteLock } from './write-lock.js';
 
 /** What the engine's push and pull steps share: the replica, its outbox and checkpoints, the server. */
@@ -10,7 +10,7 @@ export interface SyncContext {
   outbox: Outbox;
   checkpoints: Checkpoints;
   lock: WriteLock;
-  endpoint: SyncEndpoint;
+  remote: SyncRemote;
   pullBatchSize: number;
   pushBatchSize: number;
 }

@@ -1,6 +1,8 @@
 import type { RxCollection } from 'rxdb';
 import { BehaviorSubject } from 'rxjs';
-import { deadlineSignal, describeFailure, untilAborted, type SyncEndpoint } from '../replication/http.js';
+import { Call, expectedWithin } from '../replication/call.js';
+import { failureOfAnswer, SyncFailure } from '../replication/failure.js';
+import type { SyncEndpoint } from '../replication/http.js';
 
 /**
  * Photos taken offline wait here, in a local collection of the replica (so the queue survives a
@@ -40,20 +42,43 @@ export interface QueuedPhoto {
   failure: string | null;
 }
 
+/**
+ * Uploads wait for an answer, not forever: an upload that has not been answered within
+ * `stallMs` plus the time its bytes take on a slow link (32 KB/s) is taken for dead and
+ * tried again, each such time of the same photo with twice the allowance (a link slower than the
+ * floor still gets its photo through). fetch cannot see a request body leave (browsers stream
+ * request bodies only over HTTP/2, and the socket's buffers hide it anyway), so the answer is the
+ * one sign of progress. Most dead uploads end sooner: the connection watch abandons one that has
+ * shown no life since a network failure as soon as a newer request gets through, and it is
+ * retried at once.
+ */
+export const DEFAULT_UPLOAD_STALL_MS = 10_000;
+
+/**
+ * What became of one upload: stored; refused for good (kept, with the reason, out of the queue);
+ * or to be tried again (now, after the backoff, or after the time the server asked for), where
+ * `others` says whether the photos after it are worth trying in this pass (not when the network or
+ * the server is in trouble: they would only wait too).
+ */
+type Outcome = 'done' | 'signed-out' | { failure: string } | { again: 'now' | 'backoff' | number; others: boolean };
+
 export class PhotoUploader {
   readonly pending$ = new BehaviorSubject(0);
   private timer: ReturnType<typeof setTimeout> | null = null;
   private running = false;
   private busy: Promise<void> | null = null;
+  private again = false;
   private failures = 0;
+  /** Uploads of a photo that ran out of time, by photo id: each doubles the next one's allowance. */
+  private readonly timeouts = new Map<string, number>();
 
   constructor(
     private readonly queue: RxCollection<QueuedPhoto>,
     private readonly endpoint: SyncEndpoint,
-    private readonly onResult: (ok: boolean, error?: string) => void,
+    private readonly report: { succeeded(): void; failed(failure: SyncFailure): void },
     private readonly retryMs = 1000,
-    /** Deadline of one upload, answer included. */
-    private readonly timeoutMs = 120_000,
+    /** The least time an upload waits for its answer (see above). */
+    private readonly stallMs = DEFAULT_UPLOAD_STALL_MS,
     /**
      * Whether the photo's visit is deleted in the replica (by the device, the office, or the
      * server refusing it): its photos then have nowhere to go and leave the queue.
@@ -76,11 +101,21 @@ export class PhotoUploader {
     await this.busy?.catch(() => undefined);
   }
 
-  /** Tries the queue now (after a write, or when the network is back). */
+  /** Tries the queue now (after a write, or when the network is back); during a pass, once more after it. */
   kick(): void {
-    if (!this.running || this.busy) return;
+    if (!this.running) return;
+    if (this.busy) {
+      this.again = true;
+      return;
+    }
+    if (this.timer) clearTimeout(this.timer);
+    this.timer = null;
     this.busy = this.drain().finally(() => {
       this.busy = null;
+      if (this.again) {
+        this.again = false;
+        this.kick();
+      }
     });
   }
 
@@ -93,48 +128,80 @@ export class PhotoUploader {
 
   private async drain(): Promise<void> {
     const waiting = await this.queue.find({ selector: { failure: null }, sort: [{ queuedAt: 'asc' }] }).exec();
-    let retry = false;
+    let wait: number | null = null;
     for (const doc of waiting) {
       if (!this.running) return;
       const photo = doc.toJSON() as QueuedPhoto;
       const outcome = (await this.parentDeleted(photo.parent, photo.parentId)) ? 'done' : await this.upload(photo);
+      if (outcome === 'signed-out') return; // the client stops sync; nothing here will work
       if (outcome === 'done') await doc.remove();
-      else if (outcome === 'later') retry = true;
-      else await doc.incrementalPatch({ failure: outcome.failure });
+      else if ('failure' in outcome) await doc.incrementalPatch({ failure: outcome.failure });
+      else {
+        if (outcome.again === 'now') this.again = true;
+        else wait = Math.max(wait ?? 0, outcome.again === 'backoff' ? this.backoff() : outcome.again);
+        if (!outcome.others) break;
+      }
     }
-    if (retry && this.running) {
-      const wait = Math.min(30_000, this.retryMs * 2 ** Math.min(this.failures++, 5));
-      this.timer = setTimeout(() => this.kick(), wait);
-    } else {
-      this.failures = 0;
-    }
+    if (wait !== null && this.running) this.timer = setTimeout(() => this.kick(), wait);
+    else this.failures = 0;
   }
 
-  private async upload(photo: QueuedPhoto): Promise<'done' | 'later' | { failure: string }> {
+  private backoff(): number {
+    return Math.min(30_000, this.retryMs * 2 ** Math.min(this.failures++, 5)) * (0.75 + Math.random() / 2);
+  }
+
+  private async upload(photo: QueuedPhoto): Promise<Outcome> {
     const form = new FormData();
     form.append('id', photo.id);
     if (photo.caption) form.append('caption', photo.caption);
     const bytes = base64ToBytes(photo.data);
     form.append('file', new Blob([bytes], { type: photo.contentType }), `${photo.id}`);
-    const signal = deadlineSignal(this.endpoint, this.timeoutMs);
+    const expectedMs = expectedWithin(this.stallMs, bytes.length);
+    const call = new Call(this.endpoint, `photo upload ${photo.id}`, expectedMs);
+    const allowanceMs = expectedMs * 2 ** Math.min(this.timeouts.get(photo.id) ?? 0, 5);
+    call.deadline(allowanceMs, `no answer within ${Math.round(allowanceMs)} ms`);
     try {
       const res = await (this.endpoint.fetch ?? fetch)(`${this.endpoint.baseUrl}/${photo.parent}/${encodeURIComponent(photo.parentId)}/photos`, {
         method: 'POST',
         headers: { authorization: `Bearer ${this.endpoint.token}` },
         body: form,
-        signal,
+        signal: call.signal,
       });
-      await untilAborted(res.arrayBuffer(), signal).catch(() => undefined);
+      call.answered();
+      const text = await call.until(res.text()).catch(() => '');
+      this.timeouts.delete(photo.id);
       if (res.ok) {
-        this.onResult(true);
+        this.report.succeeded();
         return 'done';
       }
-      // 404: the visit has not reached the server yet; 5xx and 429: try again later.
-      if (res.status === 404 || res.status === 429 || res.status >= 500 || res.status === 401) return 'later';
-      return { failure: `upload refused with HTTP ${res.status}` };
+      return this.outcomeOf(failureOfAnswer(`photo upload ${photo.id}`, res.status, res.headers, text));
     } catch (error) {
-      this.onResult(false, `photo upload failed: ${describeFailure(error, this.timeoutMs).message}`);
-      return 'later';
+      const failure = call.failure(error);
+      if (!(failure instanceof SyncFailure)) return { again: 'backoff', others: false }; // the client is closing
+      if (failure.kind === 'network' && !failure.details.presumedDead) this.timeouts.set(photo.id, (this.timeouts.get(photo.id) ?? 0) + 1);
+      return this.outcomeOf(failure);
+    } finally {
+      call.end();
+    }
+  }
+
+  /** What an upload's failure means for the photo; every kind has one answer. */
+  private outcomeOf(failure: SyncFailure): Outcome {
+    this.report.failed(failure);
+    switch (failure.kind) {
+      case 'refused':
+        // 404: the visit has not reached the server yet. Anything else (a file too large, of a
+        // type the server does not take, a visit this token may not change) will not change.
+        return failure.details.status === 404 ? { again: 'backoff', others: true } : { failure: failure.message };
+      case 'rate-limited':
+        return { again: failure.details.retryAfterMs ?? 5000, others: false };
+      case 'signed-out':
+        return 'signed-out';
+      case 'network':
+        return { again: failure.details.presumedDead ? 'now' : 'backoff', others: false };
+      case 'server':
+      case 'protocol':
+        return { again: 'backoff', others: false };
     }
   }
 }

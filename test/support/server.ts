@@ -36,6 +36,8 @@ export interface TestServerOptions {
   links: FileLinks;
   serviceWindowDays: number;
   heartbeatMs: number;
+  /** Largest sync push body (default 32 MB). */
+  syncBodyLimitBytes: number;
   /** Run a bulk-operation worker with this server (off unless given). */
   worker: Partial<Omit<WorkerOptions, 'db' | 'blobs' | 'logger' | 'messenger'>> & { smtpUrl?: string; smsWebhookUrl?: string };
   /** The HTTP edge (CORS, compression, limits, metrics); the production defaults unless given. */
@@ -52,7 +54,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const folder = options.blobs ? null : await mkdtemp(path.join(tmpdir(), 'pool-blobs-'));
   const blobs = options.blobs ?? (await openLocalBlobStore(folder!));
   const links = options.links ?? fileLinks(TEST_FILE_SECRET, 3600);
-  const sync = { serviceWindowDays: options.serviceWindowDays ?? 60, heartbeatMs: options.heartbeatMs ?? 15_000, bodyLimitBytes: 32 * 1024 * 1024 };
+  const sync = { serviceWindowDays: options.serviceWindowDays ?? 60, heartbeatMs: options.heartbeatMs ?? 4_000, bodyLimitBytes: options.syncBodyLimitBytes ?? 32 * 1024 * 1024 };
   const feed = new LiveFeed(db, sync);
   await feed.start();
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });

@@ -1,8 +1,18 @@
 import type { Organization } from '../../../shared/index.js';
+import type { SyncState } from '../../index.js';
 import { useDocs, useGraphQL, useObservable, useSession } from '../hooks.js';
 import { href } from '../route.js';
 import { conflictsSeenSince } from '../screens/conflicts.js';
 import { time } from '../format.js';
+
+const CONNECTION_WORDS: Record<SyncState, string> = {
+  stopped: 'Offline',
+  connecting: 'Connecting…',
+  online: 'Online',
+  offline: 'Offline',
+  'rate-limited': 'Online (slowed down)',
+  'signed-out': 'Signed out',
+};
 
 /**
  * The header: the organization's name and logo, and sync state always in view: connected or
@@ -29,7 +39,7 @@ export function SyncBar({ onSignOut }: { onSignOut: () => void }) {
       </div>
       <ul className="sync-state" aria-label="Sync state" aria-live="polite">
         <li className={status?.online ? 'online' : 'offline'} data-testid="connection">
-          {status?.online ? 'Online' : 'Offline'}
+          {CONNECTION_WORDS[status?.state ?? 'connecting']}
         </li>
         <li data-testid="pending">{pending === 0 ? 'All changes saved' : `${pending} change${pending === 1 ? '' : 's'} waiting to sync`}</li>
         <li data-testid="last-synced">Last synced {status?.lastSyncedAt ? time(status.lastSyncedAt) : 'never'}</li>
@@ -47,9 +57,14 @@ export function SyncBar({ onSignOut }: { onSignOut: () => void }) {
           Sign out
         </button>
       </div>
-      {status?.lastError && /revoked|bearer token/i.test(status.lastError) && (
+      {status?.state === 'signed-out' && (
         <p role="alert" className="error banner">
-          The server no longer accepts this token (revoked?). Sign out and sign in with a valid one.
+          The server no longer accepts this token (revoked?), and sync has stopped. Sign out and sign in with a valid one.
+        </p>
+      )}
+      {status?.state === 'rate-limited' && (
+        <p role="status" className="banner">
+          The server asked this app to slow down; sync resumes by itself in a moment.
         </p>
       )}
     </header>

@@ -32,7 +32,8 @@ export interface SyncRoutes {
 export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metrics }: SyncRouteDeps): SyncRoutes {
   const router = Router();
   const streams = new Set<Response>();
-  const streamsPerToken = new Map<string, number>();
+  /** Each token's open streams, oldest first. */
+  const streamsOfToken = new Map<string, Set<Response>>();
 
   router.get('/sync/stream', auth, async (req, res) => {
     const ctx = contextOf(req);
@@ -103,21 +104,25 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     res.json(outcome.conflicts);
   });
 
-  /** Counts a token's open streams in this process; refuses one more than the setting allows. */
+  /**
+   * Registers a token's stream in this process. One more than the setting allows closes the
+   * token's oldest stream instead of refusing the new one: a device whose connection died without
+   * a word (a dead cell tower, a lost NAT mapping) reconnects while its old stream still looks open
+   * here, and would otherwise be refused until TCP gives up on the dead one, some 15 minutes later.
+   * Returns the release, run when the stream closes.
+   */
   function takeStreamSlot(tokenId: string, res: Response): () => void {
-    const open = streamsPerToken.get(tokenId) ?? 0;
-    if (open >= settings.maxStreamsPerToken) {
-      res.setHeader('Retry-After', '5');
-      throw errors.rateLimited(`This token already holds ${open} open sync streams (SYNC_MAX_STREAMS_PER_TOKEN); close one first`, 5);
+    const open = streamsOfToken.get(tokenId) ?? new Set<Response>();
+    streamsOfToken.set(tokenId, open);
+    for (const oldest of open) {
+      if (open.size < settings.maxStreamsPerToken) break;
+      open.delete(oldest);
+      oldest.destroy(); // its 'close' cleans up the subscription and heartbeat
     }
-    streamsPerToken.set(tokenId, open + 1);
-    let released = false;
+    open.add(res);
     return () => {
-      if (released) return;
-      released = true;
-      const left = (streamsPerToken.get(tokenId) ?? 1) - 1;
-      if (left > 0) streamsPerToken.set(tokenId, left);
-      else streamsPerToken.delete(tokenId);
+      open.delete(res);
+      if (!open.size && streamsOfToken.get(tokenId) === open) streamsOfToken.delete(tokenId);
     };
   }
 

@@ -1,0 +1,68 @@
+import type { BulkWriteRow, RxStorage, RxStorageBulkWriteResponse, RxStorageInstance, RxStorageInstanceCreationParams } from 'rxdb';
+import type { DocState } from '../replication/replica-store.js';
+
+/**
+ * Makes every write the app makes to a synced collection through RxDB (`client.db`) a local
+ * change that syncs. RxDB's document and collection methods (insert, bulkInsert, upsert,
+ * bulkUpsert, patch, incrementalPatch, modify, incrementalModify, remove, bulkRemove) all end in
+ * one `bulkWrite` of the collection's storage instance; this wraps the storage so that each such
+ * write passes through `capture` first, which records it in the outbox (or throws, and nothing is
+ * written). Writes of the SDK itself (pulled states, push answers, the actions' own writes, which
+ * record their changes before) carry SYNC_WRITE_CONTEXT and pass straight through.
+ *
+ * The alternative, RxDB's pre-write hooks, sees neither bulk removes' rows nor the base revision a
+ * write was made on, and runs outside the storage write, where a crash could separate the write
+ * from its outbox entry.
+ */
+export const SYNC_WRITE_CONTEXT = 'pool-sync';
+
+export type WriteCapture = (
+  collection: string,
+  rows: BulkWriteRow<DocState>[],
+  context: string,
+  write: () => Promise<RxStorageBulkWriteResponse<DocState>>,
+) => Promise<RxStorageBulkWriteResponse<DocState>>;
+
+/**
+ * `storage`, with the writes to the named collections passed to the capture `capture()` returns
+ * (bound once the database, and so the outbox, exists). A write before it is bound is refused.
+ */
+export function capturingStorage<I, O>(storage: RxStorage<I, O>, collections: ReadonlySet<string>, capture: () => WriteCapture | null): RxStorage<I, O> {
+  return {
+    ...storage,
+    name: storage.name,
+    rxdbVersion: storage.rxdbVersion,
+    async createStorageInstance<D>(params: RxStorageInstanceCreationParams<D, O>): Promise<RxStorageInstance<D, I, O>> {
+      const instance = await storage.createStorageInstance(params);
+      if (!collections.has(params.collectionName)) return instance;
+      return withCapturedWrites(instance as unknown as RxStorageInstance<DocState, I, O>, capture) as unknown as RxStorageInstance<D, I, O>;
+    },
+  };
+}
+
+function withCapturedWrites<I, O>(instance: RxStorageInstance<DocState, I, O>, capture: () => WriteCapture | null): RxStorageInstance<DocState, I, O> {
+  const name = instance.collectionName;
+  return {
+    databaseName: instance.databaseName,
+    internals: instance.internals,
+    options: instance.options,
+    schema: instance.schema,
+    collectionName: name,
+    underlyingPersistentStorage: instance.underlyingPersistentStorage,
+    bulkWrite(rows, context) {
+      if (context === SYNC_WRITE_CONTEXT) return instance.bulkWrite(rows, context);
+      const recorder = capture();
+      if (!recorder) return Promise.reject(new Error(`${name}: the replica is not ready for writes yet`));
+      return recorder(name, rows as BulkWriteRow<DocState>[], context, () => instance.bulkWrite(rows, context));
+    },
+    findDocumentsById: instance.findDocumentsById.bind(instance),
+    query: instance.query.bind(instance),
+    count: instance.count.bind(instance),
+    getAttachmentData: instance.getAttachmentData.bind(instance),
+    getChangedDocumentsSince: instance.getChangedDocumentsSince?.bind(instance),
+    changeStream: instance.changeStream.bind(instance),
+    cleanup: instance.cleanup.bind(instance),
+    close: instance.close.bind(instance),
+    remove: instance.remove.bind(instance),
+  };
+}

@@ -1,0 +1,20 @@
+import { pullBatch, pushWithCheckpoint, type PullAnswer, type PushAnswer, type SyncEndpoint } from './http.js';
+import type { DocState } from './replica-store.js';
+
+/**
+ * The server as the sync engine sees it: pull a page, push rows. The engine and its steps know
+ * nothing of HTTP, so they can be driven by a fake in unit tests (`test/sync-engine.unit.test.ts`),
+ * as RxDB's replication talks to its server only through handlers.
+ */
+export interface SyncRemote {
+  pull(collection: string, checkpoint: number, limit: number): Promise<PullAnswer<DocState>>;
+  /** `checkpoint`: the device's pull position, so the server can say its own writes need no pulling back. */
+  push(collection: string, rows: unknown[], checkpoint: number): Promise<PushAnswer<DocState>>;
+}
+
+export function httpRemote(endpoint: SyncEndpoint): SyncRemote {
+  return {
+    pull: (collection, checkpoint, limit) => pullBatch<DocState>(endpoint, collection, { seq: checkpoint }, limit),
+    push: (collection, rows, checkpoint) => pushWithCheckpoint<DocState>(endpoint, collection, rows, checkpoint),
+  };
+}
