@@ -17,7 +17,12 @@ export type ActionKind =
   | 'deleteVisit'
   | 'officeEditVisit'
   | 'editCustomer'
-  | 'deleteCustomer';
+  | 'deleteCustomer'
+  // The same kinds of change made the RxDB way, on client.db (they must sync like the actions'):
+  | 'rxdbRecordVisit'
+  | 'rxdbEditVisit'
+  | 'rxdbEditCustomer'
+  | 'rxdbDeleteVisit';
 
 export interface ActionRequest {
   kind: ActionKind;
@@ -128,6 +133,37 @@ export async function performAction(client: PoolClient, a: ActionRequest): Promi
       const fields: Record<string, unknown> = r1 < 0.5 ? { notes: `${a.label} customer notes` } : { tags: [...new Set([...(customer.tags ?? []), `tag-${Math.floor(r2 * 4)}`])] };
       await client.patch('customers', customer.id, fields);
       return { done: true, writes: [{ collection: 'customers', id: customer.id, fields }] };
+    }
+    case 'rxdbRecordVisit': {
+      const customer = pick(await live(client, 'customers'), r0);
+      if (!customer) return skip('no customer');
+      const visit = { id: crypto.randomUUID(), customerId: customer.id, notes: `${a.label} rxdb notes`, photos: [], waterLevel: pick(WATER, r1)! };
+      const doc = await client.db.collections.services!.insert(visit);
+      return { done: true, created: [{ collection: 'services', id: visit.id }], writes: [written('services', doc.toJSON() as Doc)] };
+    }
+    case 'rxdbEditVisit': {
+      const visit = pick(await live(client, 'services'), r0);
+      if (!visit) return skip('no visit');
+      const patch = r1 < 0.5 ? { notes: `${a.label} rxdb notes` } : { waterLevel: `${pick(WATER, r2)}-${a.label}` };
+      const doc = await client.db.collections.services!.findOne(visit.id).exec();
+      if (!doc) return skip('no visit');
+      await doc.incrementalPatch(patch);
+      return { done: true, writes: [{ collection: 'services', id: visit.id, fields: patch }] };
+    }
+    case 'rxdbEditCustomer': {
+      const customer = pick(await live(client, 'customers'), r0);
+      const doc = customer && (await client.db.collections.customers!.findOne(customer.id).exec());
+      if (!doc) return skip('no customer');
+      const fields: Record<string, unknown> = { notes: `${a.label} rxdb customer notes` };
+      await doc.incrementalModify((d: Doc) => ({ ...d, ...fields }));
+      return { done: true, writes: [{ collection: 'customers', id: customer.id, fields }] };
+    }
+    case 'rxdbDeleteVisit': {
+      const visit = pick(await live(client, 'services'), r0);
+      const doc = visit && (await client.db.collections.services!.findOne(visit.id).exec());
+      if (!doc) return skip('no visit');
+      await doc.remove();
+      return { done: true, deleted: [{ collection: 'services', id: visit.id }] };
     }
     case 'deleteCustomer': {
       const customer = pick(await live(client, 'customers'), r0);

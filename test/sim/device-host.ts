@@ -24,7 +24,7 @@ export class DeviceHost {
   static async spawn(): Promise<DeviceHost> {
     const child = fork(path.join(ROOT, 'test/sim/device.ts'), [], {
       cwd: ROOT,
-      execArgv: ['--import', 'tsx'],
+      execArgv: ['--expose-gc', '--import', 'tsx'],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     await new Promise<void>((resolve, reject) => {

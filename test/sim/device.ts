@@ -1,21 +1,26 @@
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom } from 'rxjs';
 import { createPoolClient, PoolClientError, type PoolClient } from '../../client-sdk/index.js';
+import { Checkpoints } from '../../client-sdk/replication/checkpoints.js';
+import { OUTBOX } from '../../client-sdk/replication/outbox.js';
+import { PHOTO_QUEUE } from '../../client-sdk/uploads/photo-queue.js';
 import { performAction, type ActionRequest } from './device-actions.js';
 
 /**
  * One simulated device: an SDK client in its own process (RxDB allows 13 open collections per
  * process, and a device opens up to 12), driven by the simulation over IPC. Its replica lives in
  * RxDB's memory storage, kept across a restart of the client (the app is killed and opened again;
- * the storage stays, as IndexedDB would).
+ * the storage stays, as IndexedDB would). The process collects its garbage every 100 ms (it runs
+ * with --expose-gc), as a phone's busy app would: a deadline that a collection can make vanish
+ * (Node 20's AbortSignal.any) shows up here as a device that never recovers.
  */
 export interface DeviceConfig {
   baseUrl: string;
   token: string;
   name: string;
   collections: string[];
-  requestTimeoutMs: number;
-  retryMs: number;
+  requestTimeoutMs?: number;
+  retryMs?: number;
 }
 
 export type DeviceRequest =
@@ -24,7 +29,14 @@ export type DeviceRequest =
   | { op: 'restart' }
   | { op: 'sync'; timeoutMs: number }
   | { op: 'dump' }
+  | { op: 'probe' }
   | { op: 'close' };
+
+/** What the device holds back and where it stands, read without waking its sync. */
+export interface DeviceProbe {
+  pending: number;
+  checkpoints: Record<string, number>;
+}
 
 let config: DeviceConfig | null = null;
 let client: PoolClient | null = null;
@@ -49,6 +61,15 @@ async function dump(): Promise<Record<string, unknown[]>> {
   return out;
 }
 
+async function probe(): Promise<DeviceProbe> {
+  // Counted from the replica itself (status$ follows it a moment later).
+  const changes = await client!.db.collections[OUTBOX]!.count({ selector: { refused: null } }).exec();
+  const photos = await client!.db.collections[PHOTO_QUEUE]!.count({ selector: { failure: null } }).exec();
+  const checkpoints = new Checkpoints(client!.db);
+  const entries = await Promise.all(config!.collections.map(async (name) => [name, await checkpoints.get(name)] as const));
+  return { pending: changes + photos, checkpoints: Object.fromEntries(entries) };
+}
+
 async function handle(request: DeviceRequest): Promise<unknown> {
   switch (request.op) {
     case 'open':
@@ -67,6 +88,8 @@ async function handle(request: DeviceRequest): Promise<unknown> {
     }
     case 'dump':
       return dump();
+    case 'probe':
+      return probe();
     case 'close': {
       await close();
       storages.delete(config!.name);
@@ -81,4 +104,6 @@ process.on('message', (message: { id: number; request: DeviceRequest }) => {
     (error: unknown) => process.send!({ id: message.id, ok: false, error: error instanceof Error ? `${error.message}\n${error.stack}` : String(error) }),
   );
 });
+const collectGarbage = (globalThis as { gc?: () => void }).gc;
+if (collectGarbage) setInterval(collectGarbage, 100).unref();
 process.send!({ ready: true });

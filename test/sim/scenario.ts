@@ -1,6 +1,7 @@
 import { FAULT_MODES, startFaultProxy, type FaultMode, type FaultProxy } from '../support/fault-proxy.js';
 import { graphql, provision } from './api.js';
 import type { ActionKind, ActionResult } from './device-actions.js';
+import type { DeviceProbe } from './device.js';
 import type { DeviceHost } from './device-host.js';
 import { History } from './history.js';
 import { checkInvariants, type DeviceView, type Exercised } from './invariants.js';
@@ -33,15 +34,36 @@ export interface SeedReport {
   done: number;
   faults: number;
   ms: number;
+  /** From the heal until every device was in sync, left to itself; null if not within the limit. */
+  recoveryMs?: number | null;
   exercised?: Exercised;
 }
+
+/** Every device in sync within this of the heal, or the seed fails. */
+export const RECOVERY_LIMIT_MS = 45_000;
 
 const TECH_COLLECTIONS = ['customers', 'services', 'quotes', 'inventoryLocations', 'inventoryItems', 'stockLevels', 'stockMovements'];
 const OFFICE_COLLECTIONS = ['organization', 'serviceTypes', 'customers', 'appointments', 'services', 'quotes', 'inventoryLocations', 'inventoryItems', 'stockLevels', 'stockMovements'];
 
-const TECH_ACTIONS: Partial<Record<ActionKind, number>> = { recordVisit: 5, editVisit: 5, addPhoto: 2, useStock: 3, transferStock: 1, createQuote: 2, editQuote: 2, deleteVisit: 1, editCustomer: 1 };
-const OFFICE_ACTIONS: Partial<Record<ActionKind | 'sendQuote', number>> = { officeEditVisit: 4, editCustomer: 3, deleteCustomer: 0.4, recordVisit: 1, sendQuote: 1 };
-const FAULT_WEIGHTS: Record<FaultMode, number> = { pass: 4, refuse: 2, 'cut-responses': 2, 'cut-uploads': 1, delay: 1, 'black-hole': 1, stall: 1 };
+const TECH_ACTIONS: Partial<Record<ActionKind, number>> = {
+  recordVisit: 4,
+  editVisit: 4,
+  addPhoto: 2,
+  useStock: 3,
+  transferStock: 1,
+  createQuote: 2,
+  editQuote: 2,
+  deleteVisit: 1,
+  editCustomer: 1,
+  rxdbRecordVisit: 1,
+  rxdbEditVisit: 1,
+  rxdbEditCustomer: 0.5,
+  rxdbDeleteVisit: 0.3,
+};
+const OFFICE_ACTIONS: Partial<Record<ActionKind | 'sendQuote', number>> = { officeEditVisit: 4, editCustomer: 3, deleteCustomer: 0.4, recordVisit: 1, sendQuote: 1, rxdbEditCustomer: 0.5 };
+/** A switch of the network's mode, or its open connections dying silently without one. */
+type FaultEvent = FaultMode | 'lose-connections';
+const FAULT_WEIGHTS: Record<FaultEvent, number> = { pass: 4, refuse: 2, 'cut-responses': 2, 'cut-uploads': 1, delay: 1, 'black-hole': 1, stall: 1, 'lose-connections': 1.5 };
 
 interface Device {
   host: DeviceHost;
@@ -71,7 +93,9 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
     for (let i = 0; i < options.actions; i++) {
       if (options.faults && random() < 0.2) {
         const device = devices[Math.floor(random() * devices.length)]!;
-        device.proxy.setMode(weighted(random, FAULT_WEIGHTS));
+        const fault = weighted(random, FAULT_WEIGHTS) as FaultEvent;
+        if (fault === 'lose-connections') device.proxy.loseConnections();
+        else device.proxy.setMode(fault);
         faults++;
       }
       if (i === crashAt) await options.server.crash();
@@ -96,14 +120,45 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
       }
       await new Promise((resolve) => setTimeout(resolve, random() * 40));
     }
+    // The heal: new connections pass. Connections that died stay dead; nothing is reset, nothing
+    // is asked of the devices: each must find its way back by itself.
     for (const d of devices) d.proxy.setMode('pass');
+    const recoveryMs = await timeUntilAllInSync(url, devices, RECOVERY_LIMIT_MS);
     const views = await settle(devices);
     const { problems, exercised } = await checkInvariants(url, admin.token, history, views);
-    return { seed: options.seed, problems, actions: history.actions, done: history.done, faults, ms: Date.now() - started, exercised };
+    if (recoveryMs === null) problems.push(`the devices were not all in sync within ${RECOVERY_LIMIT_MS / 1000} s of the heal`);
+    return { seed: options.seed, problems, actions: history.actions, done: history.done, faults, ms: Date.now() - started, recoveryMs, exercised };
   } finally {
     await Promise.all(devices.map((d) => d.host.request({ op: 'close' }).catch(() => undefined)));
     await Promise.all(devices.map((d) => d.proxy.close()));
   }
+}
+
+/**
+ * How long after now every device, left to itself, is in sync: nothing waiting to be pushed or
+ * uploaded, and nothing on the server beyond any of its checkpoints (asked of the server with the
+ * device's own token, so it sees what the device may see). Watched every 250 ms without waking
+ * any device's sync; null if not within `limitMs`.
+ */
+async function timeUntilAllInSync(url: string, devices: Device[], limitMs: number): Promise<number | null> {
+  const started = Date.now();
+  while (Date.now() - started < limitMs) {
+    const probes = await Promise.all(devices.map((d) => d.host.request<DeviceProbe>({ op: 'probe' })));
+    if (probes.every((p) => p.pending === 0)) {
+      const caughtUp = await Promise.all(devices.map((d, i) => nothingBeyond(url, d.token, probes[i]!.checkpoints)));
+      if (caughtUp.every(Boolean)) return Date.now() - started;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 250));
+  }
+  return null;
+}
+
+async function nothingBeyond(url: string, token: string, checkpoints: Record<string, number>): Promise<boolean> {
+  for (const [collection, seq] of Object.entries(checkpoints)) {
+    const res = await fetch(`${url}/sync/${collection}/pull?checkpoint=${seq}&limit=1`, { headers: { authorization: `Bearer ${token}` } });
+    if (!res.ok || ((await res.json()) as { documents: unknown[] }).documents.length) return false;
+  }
+  return true;
 }
 
 /** Every device in sync twice over: the second round pulls what the others pushed in the first. */
@@ -131,7 +186,8 @@ async function setUpWorld(url: string, adminToken: string, options: SeedOptions)
     const proxy = await startFaultProxy(url, { delayMs: 120 });
     const collections = role === 'OFFICE' ? OFFICE_COLLECTIONS : TECH_COLLECTIONS;
     const name = `seed-${options.seed}-device-${index}`;
-    await host.request({ op: 'open', config: { baseUrl: proxy.url, token: created.token, name, collections, requestTimeoutMs: 2000, retryMs: 100 } });
+    // The SDK's own deadlines and retry times, as a phone runs them.
+    await host.request({ op: 'open', config: { baseUrl: proxy.url, token: created.token, name, collections } });
     devices.push({ host, proxy, name, token: created.token, userId: created.apiToken.userId, collections, truckId });
   }
   return { devices, warehouseId };

@@ -65,7 +65,6 @@ export async function startSimServer(engine: 'pglite' | 'postgres', postgresUrl?
     DATA_DIR: path.join(folder, 'data'),
     SEED_DEMO_ORG: 'false',
     PLATFORM_ADMIN_TOKEN: SIM_ADMIN_TOKEN,
-    SYNC_HEARTBEAT_MS: '1000',
     BULK_WORKER: 'false',
     LOG_LEVEL: process.env.SIM_LOG_LEVEL ?? 'error',
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),

@@ -43,7 +43,8 @@ export async function simulate(run: SimulationRun): Promise<SeedReport[]> {
       const verdict = report.problems.length ? `FAILED (${report.problems.length} problems)` : 'ok';
       const e = report.exercised;
       const checked = e ? `; checked ${e.conflicts} conflict-log entries, ${e.quarantined} quarantined, ${e.movements} movements, ${e.photos} photos` : '';
-      log(`seed ${seed}: ${verdict}; ${report.done}/${report.actions} actions done, ${report.faults} fault switches${checked}, ${(report.ms / 1000).toFixed(1)} s (replay: SIM_SEED=${seed})`);
+      const recovered = report.recoveryMs == null ? 'not in sync' : `in sync ${(report.recoveryMs / 1000).toFixed(1)} s after the heal`;
+      log(`seed ${seed}: ${verdict}; ${report.done}/${report.actions} actions done, ${report.faults} fault switches${checked}; ${recovered}; ${(report.ms / 1000).toFixed(1)} s (replay: SIM_SEED=${seed})`);
       for (const p of report.problems.slice(0, 20)) log(`  - ${p}`);
     }
   } finally {
@@ -51,6 +52,15 @@ export async function simulate(run: SimulationRun): Promise<SeedReport[]> {
     await server.stop();
   }
   return reports;
+}
+
+/** Time from the heal until every device was in sync: median, p95 and max over the seeds. */
+export function recoverySummary(reports: SeedReport[]): string {
+  const times = reports.map((r) => r.recoveryMs).filter((ms): ms is number => typeof ms === 'number').sort((a, b) => a - b);
+  if (!times.length) return 'recovery after the heal: no seed recovered';
+  const at = (q: number) => (times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)]! / 1000).toFixed(1);
+  const missing = reports.length - times.length;
+  return `recovery after the heal (every device in sync): median ${at(0.5)} s, p95 ${at(0.95)} s, max ${at(1)} s${missing ? `; ${missing} seeds not within the limit` : ''}`;
 }
 
 function argument(name: string): string | undefined {
@@ -85,6 +95,7 @@ async function main(): Promise<void> {
     `actions done ${total((r) => r.done)} of ${total((r) => r.actions)}; fault switches ${total((r) => r.faults)}; conflict-log entries checked ${total((r) => r.exercised?.conflicts ?? 0)}; ` +
       `quarantined ${total((r) => r.exercised?.quarantined ?? 0)}; movements ${total((r) => r.exercised?.movements ?? 0)}; photos ${total((r) => r.exercised?.photos ?? 0)}`,
   );
+  console.log(recoverySummary(reports));
   console.log(
     `${reports.length - failed.length} of ${reports.length} seeds converged on ${engine} in ${((Date.now() - started) / 1000).toFixed(0)} s` +
       (failed.length ? `; failed seeds: ${failed.map((r) => r.seed).join(', ')}` : ''),
