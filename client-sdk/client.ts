@@ -1,7 +1,7 @@
 import type { RxCollection, RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
-import type { Quote, Service, StockMovement } from '../shared/index.js';
+import { MAX_PUSH_ROWS, PULL_LIMIT, type Quote, type Service, type StockMovement } from '../shared/index.js';
 import { createQuote, type QuoteInput } from './actions/quotes.js';
 import type { Replica } from './actions/replica.js';
 import { transferStock, useStock } from './actions/stock.js';
@@ -143,8 +143,8 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
       checkpoints: new Checkpoints(db),
       lock,
       remote: httpRemote(endpoint),
-      pullBatchSize: Math.min(options.pullBatchSize ?? 1000, 5000),
-      pushBatchSize: Math.min(options.pushBatchSize ?? 200, 2000),
+      pullBatchSize: Math.min(options.pullBatchSize ?? PULL_LIMIT.default, PULL_LIMIT.max),
+      pushBatchSize: Math.min(options.pushBatchSize ?? 200, MAX_PUSH_ROWS),
     },
     { collections, writable: new Set(collections.filter((c) => !READ_ONLY_COLLECTIONS.has(c))), retryMs },
     {
@@ -197,7 +197,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
         if (failure) failedWith(failure);
         if (connected) uploader.kick();
       },
-      onEvent: (event) => (event === 'RESYNC' ? engine.resync() : engine.received(event as never)),
+      onEvent: (event) => (event === 'RESYNC' ? engine.resync() : engine.received(event)),
     });
     if (browser) window.addEventListener('online', networkBack);
     engine.start();

@@ -3,4 +3,4 @@ export * from './errors.js';
 export * from './validation.js';
 export * from './resources/index.js';
 export * from './schema/index.js';
-export * from './sync-protocol.js';
+export * from './sync/index.js';

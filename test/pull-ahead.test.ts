@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { pullBatch, type Checkpoint, type SyncEndpoint } from '../client-sdk/replication/http.js';
+import type { Checkpoint } from '../shared/index.js';
+import { pullBatch, type SyncEndpoint } from '../client-sdk/replication/http.js';
 import { pullAhead } from '../client-sdk/replication/pull-ahead.js';
 import { useTestServer } from './support/fixture.js';
 import { type TestServer } from './support/server.js';
@@ -19,7 +20,7 @@ describe('pull with read-ahead', () => {
   });
 
   /** Pulls to the end as RxDB does: one page after another, each from the last checkpoint. */
-  async function pullToEnd(fetchPage: ReturnType<typeof pullAhead<{ id: string }>>, between: (page: number) => Promise<void> = async () => {}) {
+  async function pullToEnd(fetchPage: ReturnType<typeof pullAhead>, between: (page: number) => Promise<void> = async () => {}) {
     const ids: string[] = [];
     let checkpoint: Checkpoint | undefined;
     for (let page = 0; ; page++) {
@@ -33,7 +34,7 @@ describe('pull with read-ahead', () => {
 
   it('fetches the next page while the device writes the current one, and still delivers a change committed meanwhile', async () => {
     const requested: number[] = [];
-    const fetchPage = pullAhead<{ id: string }>((checkpoint, limit) => {
+    const fetchPage = pullAhead((checkpoint, limit) => {
       requested.push(checkpoint?.seq ?? 0);
       return pullBatch(endpoint, 'customers', checkpoint, limit);
     });
@@ -49,7 +50,7 @@ describe('pull with read-ahead', () => {
 
   it('a read-ahead that fails is dropped and the page fetched again', async () => {
     let calls = 0;
-    const fetchPage = pullAhead<{ id: string }>((checkpoint, limit) => {
+    const fetchPage = pullAhead((checkpoint, limit) => {
       calls++;
       if (calls === 2) return Promise.reject(new Error('signal lost'));
       return pullBatch(endpoint, 'customers', checkpoint, limit);
@@ -60,8 +61,8 @@ describe('pull with read-ahead', () => {
   });
 
   it('a read-ahead that reached the end is read again, so what was committed since is not hidden', async () => {
-    const fetchPage = pullAhead<{ id: string }>((checkpoint, limit) => pullBatch(endpoint, 'customers', checkpoint, limit));
-    const total = (await pullBatch<{ id: string }>(endpoint, 'customers', undefined, 1000)).documents.length;
+    const fetchPage = pullAhead((checkpoint, limit) => pullBatch(endpoint, 'customers', checkpoint, limit));
+    const total = (await pullBatch(endpoint, 'customers', undefined, 1000)).documents.length;
     // The first page leaves one document: the read-ahead made now holds only that one.
     const first = await fetchPage(undefined, total - 1);
     await new Promise((r) => setTimeout(r, 300)); // the read-ahead has its answer before the write
@@ -72,12 +73,12 @@ describe('pull with read-ahead', () => {
   });
 
   it('a read-ahead is not used for another checkpoint or page size', async () => {
-    const fetchPage = pullAhead<{ id: string }>((checkpoint, limit) => pullBatch(endpoint, 'customers', checkpoint, limit));
+    const fetchPage = pullAhead((checkpoint, limit) => pullBatch(endpoint, 'customers', checkpoint, limit));
     const first = await fetchPage(undefined, 10);
     const again = await fetchPage(undefined, 10);
     expect(again.documents.map((d) => d.id)).toEqual(first.documents.map((d) => d.id));
     const larger = await fetchPage(first.checkpoint, 20);
-    const direct = await pullBatch<{ id: string }>(endpoint, 'customers', first.checkpoint, 20);
+    const direct = await pullBatch(endpoint, 'customers', first.checkpoint, 20);
     expect(larger.documents.map((d) => d.id)).toEqual(direct.documents.map((d) => d.id));
     expect(larger.documents[0]!.id).toBe('c-10');
   });

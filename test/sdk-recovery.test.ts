@@ -119,4 +119,23 @@ describe('devices back in sync; refusals are not outages', () => {
     expect(await serverDocument(server, office, 'services', big.id)).toMatchObject({ notes: 'shortened' });
     expect(await c.sync.refusedChanges()).toEqual([]);
   });
+
+  it('a malformed answer or event is a clear protocol error in status$, not a crash', async () => {
+    const malformed: typeof fetch = async (input, init) => {
+      const url = String(input);
+      if (url.includes('/sync/stream')) {
+        const events = 'data: {"type":"RESYNC","heartbeatMs":500}\n\ndata: {"type":"changes","collection":"services"}\n\n';
+        return new Response(events, { status: 200, headers: { 'content-type': 'text/event-stream' } });
+      }
+      if (url.includes('/services/pull')) return new Response('{"documents":[{"notes":"no id"}],"checkpoint":{"seq":1}}', { status: 200 });
+      return fetch(input, init);
+    };
+    const c = await device(await technician(), { fetch: malformed });
+    c.sync.start();
+    const stream = await statusWhere(c, (s) => /live stream: an event is not the protocol/.test(s.lastError ?? ''));
+    expect(stream.errorKind).toBe('protocol');
+    const pull = await statusWhere(c, (s) => /pull services: the answer is not the protocol/.test(s.lastError ?? ''));
+    expect(pull).toMatchObject({ errorKind: 'protocol' });
+    expect(pull.lastError).toMatch(/documents/);
+  });
 });

@@ -1,7 +1,7 @@
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBLocalDocumentsPlugin } from 'rxdb/plugins/local-documents';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
-import { replicatedResources, rxSchemaOf } from '../../shared/index.js';
+import { replicatedResources, rxSchemaOf, syncRule } from '../../shared/index.js';
 import { OUTBOX, outboxMigrations, outboxSchema } from '../replication/outbox.js';
 import { capturingStorage, type WriteCapture } from './capture.js';
 import { PHOTO_QUEUE, photoQueueSchema } from '../uploads/photo-queue.js';
@@ -18,8 +18,8 @@ export type ReplicaDatabase = RxDatabase<ReplicaCollections>;
 /** The replicated collection names, in dependency order. */
 export const COLLECTION_NAMES = replicatedResources.map((r) => r.collection!);
 
-/** Collections a device only reads: the server's alone to write. */
-export const READ_ONLY_COLLECTIONS: ReadonlySet<string> = new Set(['organization', 'serviceTypes', 'stockLevels']);
+/** Collections a device only reads: the server's alone to write (shared/sync/rules.ts). */
+export const READ_ONLY_COLLECTIONS: ReadonlySet<string> = new Set(COLLECTION_NAMES.filter((c) => syncRule(c)?.kind === 'readonly'));
 
 addRxPlugin(RxDBLocalDocumentsPlugin);
 // A replica opened by a newer SDK migrates its local collections (the outbox) in place.

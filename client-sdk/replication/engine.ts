@@ -1,7 +1,6 @@
 import { nextMove, SyncFailure, type NextMove } from './failure.js';
 import { applyLiveBatch, pullToEnd } from './puller.js';
 import { pushBatch, type PushResult } from './pusher.js';
-import type { DocState } from './replica-store.js';
 import type { ChangeBatch } from './stream.js';
 import type { SyncContext } from './sync-context.js';
 
@@ -47,7 +46,7 @@ interface Waiter {
 export class SyncEngine {
   private wantPush = true;
   private wantPull = true;
-  private readonly batches: ChangeBatch<DocState>[] = [];
+  private readonly batches: ChangeBatch[] = [];
   private running = false;
   private loopDone: Promise<void> = Promise.resolve();
   private wake: (() => void) | null = null;
@@ -90,7 +89,7 @@ export class SyncEngine {
     this.wakeUp();
   }
 
-  received(batch: ChangeBatch<DocState>): void {
+  received(batch: ChangeBatch): void {
     this.batches.push(batch);
     this.wakeUp();
   }

@@ -1,4 +1,5 @@
-import { PUSH_CHECKPOINT_HEADER } from '../../shared/index.js';
+import type * as z from 'zod';
+import { describeIssues, PullAnswer, PushAnswer as PushAnswerBody, PUSH_CHECKPOINT_HEADER, type Checkpoint, type DocState } from '../../shared/index.js';
 import { Call, expectedWithin, type CallScope } from './call.js';
 import { failureOfAnswer, protocolFailure } from './failure.js';
 
@@ -26,15 +27,6 @@ export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
  * under a second; this leaves it a loaded morning's margin.
  */
 const ANSWER_EXPECTED_MS = 10_000;
-
-export interface Checkpoint {
-  seq: number;
-}
-
-export interface PullAnswer<T> {
-  documents: T[];
-  checkpoint: Checkpoint;
-}
 
 /** A request with a JSON answer; `what` names it in errors ("pull services"). */
 async function exchange(endpoint: SyncEndpoint, what: string, path: string, init: RequestInit = {}): Promise<{ body: unknown; headers: Headers }> {
@@ -66,35 +58,40 @@ function parseJson(what: string, text: string): unknown {
   }
 }
 
-export async function pullBatch<T>(endpoint: SyncEndpoint, collection: string, checkpoint: Checkpoint | undefined, limit: number): Promise<PullAnswer<T>> {
+/** An answer checked against the protocol's schema (shared/sync): anything else is a protocol failure, in words. */
+function checked<S extends z.ZodType>(schema: S, what: string, body: unknown): z.output<S> {
+  const result = schema.safeParse(body);
+  if (!result.success) throw protocolFailure(what, `the answer is not the protocol's (${describeIssues(result.error.issues, { limit: 3 })})`);
+  return result.data;
+}
+
+export async function pullBatch(endpoint: SyncEndpoint, collection: string, checkpoint: Checkpoint | undefined, limit: number): Promise<PullAnswer> {
   const what = `pull ${collection}`;
   const query = new URLSearchParams({ checkpoint: String(checkpoint?.seq ?? 0), limit: String(limit) });
   const { body } = await exchange(endpoint, what, `/sync/${encodeURIComponent(collection)}/pull?${query}`);
-  const answer = body as Partial<PullAnswer<T>> | null;
-  if (!Array.isArray(answer?.documents) || !Number.isSafeInteger(answer.checkpoint?.seq)) throw protocolFailure(what, 'the answer has no documents and checkpoint');
-  return answer as PullAnswer<T>;
+  return checked(PullAnswer, what, body);
 }
 
-export async function pushRows<T>(endpoint: SyncEndpoint, collection: string, rows: unknown[]): Promise<T[]> {
-  return (await pushWithCheckpoint<T>(endpoint, collection, rows, null)).answered;
+export async function pushRows(endpoint: SyncEndpoint, collection: string, rows: unknown[]): Promise<DocState[]> {
+  return (await pushWithCheckpoint(endpoint, collection, rows, null)).answered;
 }
 
-export interface PushAnswer<T> {
+export interface PushAnswer {
   /** Server states to adopt. */
-  answered: T[];
-  /** Where the pull checkpoint may move once they are adopted (see shared/sync-protocol.ts), or null. */
+  answered: DocState[];
+  /** Where the pull checkpoint may move once they are adopted (see shared/sync/headers.ts), or null. */
   checkpoint: number | null;
 }
 
 /** A push that names the device's pull checkpoint, so the server can say the device need not pull its own writes back. */
-export async function pushWithCheckpoint<T>(endpoint: SyncEndpoint, collection: string, rows: unknown[], checkpoint: number | null): Promise<PushAnswer<T>> {
+export async function pushWithCheckpoint(endpoint: SyncEndpoint, collection: string, rows: unknown[], checkpoint: number | null): Promise<PushAnswer> {
   const what = `push ${collection}`;
   const path = `/sync/${encodeURIComponent(collection)}/push${checkpoint === null ? '' : `?checkpoint=${checkpoint}`}`;
-  const { body, headers } = await exchange(endpoint, what, path, { method: 'POST', body: JSON.stringify(rows) });
-  if (!Array.isArray(body)) throw protocolFailure(what, 'the answer is not an array of server states');
+  const { body: raw, headers } = await exchange(endpoint, what, path, { method: 'POST', body: JSON.stringify(rows) });
+  const body = checked(PushAnswerBody, what, raw);
   const moved = Number(headers.get(PUSH_CHECKPOINT_HEADER));
   const valid = checkpoint !== null && headers.has(PUSH_CHECKPOINT_HEADER) && Number.isSafeInteger(moved) && moved >= checkpoint;
-  return { answered: body as T[], checkpoint: valid ? moved : null };
+  return { answered: body, checkpoint: valid ? moved : null };
 }
 
 /** The probe's own deadline: /healthz answers at once from any live server. */

@@ -1,7 +1,6 @@
 import type { BulkWriteRow, RxCollection, RxDocumentData, RxStorageBulkWriteResponse } from 'rxdb';
-import { describeIssues, recordValidator, replicatedResources } from '../../shared/index.js';
+import { describeIssues, deviceMayWrite, recordValidator, replicatedResources, type DeviceWrite } from '../../shared/index.js';
 import { badInput, notFound } from '../errors.js';
-import { READ_ONLY_COLLECTIONS } from '../replica/database.js';
 import { Outbox, outboxKey, type OutboxEntry } from './outbox.js';
 import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
 import type { WriteLock } from './write-lock.js';
@@ -25,17 +24,14 @@ export interface Change {
 }
 
 const resourceOf = new Map(replicatedResources.map((r) => [r.collection!, r]));
-/** Collections whose documents are only ever appended (the server applies each once). */
-const LEDGERS: ReadonlySet<string> = new Set(['stockMovements']);
 const WHAT_INSTEAD: Record<string, string> = {
   stockLevels: 'levels follow from stock movements: use useStock or transferStock',
   stockMovements: 'a movement is never changed: record a new one with useStock or transferStock',
 };
 
-/** Throws when a device may not make this kind of change to the collection's documents at all. */
-function assertDeviceMay(kind: 'insert' | 'change' | 'delete', name: string, action: string): void {
-  const readOnly = !resourceOf.has(name) || READ_ONLY_COLLECTIONS.has(name);
-  if (!readOnly && !(LEDGERS.has(name) && kind !== 'insert')) return;
+/** Throws when a device may not make this kind of change to the collection's documents at all (shared/sync/rules.ts). */
+function assertDeviceMay(kind: DeviceWrite, name: string, action: string): void {
+  if (deviceMayWrite(name, kind)) return;
   const verb = { insert: 'added', change: 'changed', delete: 'deleted' }[kind];
   throw badInput(`${action}: ${name} documents cannot be ${verb} on a device${WHAT_INSTEAD[name] ? `; ${WHAT_INSTEAD[name]}` : ''}`);
 }

@@ -1,4 +1,5 @@
 import type { RxCollection } from 'rxdb';
+import { MAX_EARLIER } from '../../shared/index.js';
 import type { Observable } from 'rxjs';
 import type { DocState } from './replica-store.js';
 
@@ -61,8 +62,6 @@ const PENDING = { refused: null };
 
 export const outboxKey = (collection: string, id: string) => `${collection}/${id}`;
 
-/** How many sends without an answer an entry remembers (the server accepts this many). */
-const MAX_SENT = 20;
 
 export class Outbox {
   constructor(private readonly entries: RxCollection<OutboxEntry>) {}
@@ -95,7 +94,7 @@ export class Outbox {
 
   async save(entries: readonly OutboxEntry[]): Promise<void> {
     if (!entries.length) return;
-    const trimmed = entries.map((e) => (e.sent.length > MAX_SENT ? { ...e, sent: e.sent.slice(-MAX_SENT) } : e));
+    const trimmed = entries.map((e) => (e.sent.length > MAX_EARLIER ? { ...e, sent: e.sent.slice(-MAX_EARLIER) } : e));
     await this.entries.bulkUpsert(trimmed);
   }
 

@@ -1,4 +1,4 @@
-import type { Checkpoint, PullAnswer } from './http.js';
+import type { Checkpoint, PullAnswer } from '../../shared/index.js';
 
 /**
  * Pulls with one page of read-ahead. RxDB asks for pages one after another and writes each into
@@ -12,10 +12,10 @@ import type { Checkpoint, PullAnswer } from './http.js';
  * full page is followed by a read-ahead, a read-ahead is used only for exactly the checkpoint and
  * size asked, and a failed one is dropped and the page fetched again.
  */
-export type PageFetcher<T> = (checkpoint: Checkpoint | undefined, limit: number) => Promise<PullAnswer<T>>;
+export type PageFetcher = (checkpoint: Checkpoint | undefined, limit: number) => Promise<PullAnswer>;
 
-export function pullAhead<T>(fetchPage: PageFetcher<T>): PageFetcher<T> {
-  let ahead: { seq: number; limit: number; page: Promise<PullAnswer<T> | null> } | null = null;
+export function pullAhead(fetchPage: PageFetcher): PageFetcher {
+  let ahead: { seq: number; limit: number; page: Promise<PullAnswer | null> } | null = null;
 
   return async (checkpoint, limit) => {
     const seq = checkpoint?.seq ?? 0;

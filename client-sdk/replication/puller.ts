@@ -25,7 +25,7 @@ export async function pullToEnd(ctx: SyncContext, name: string): Promise<void> {
  * otherwise something came between (the client subscribed mid-write, or was offline) and the
  * answer is 'gap': pull. A batch wholly behind the checkpoint is old news.
  */
-export async function applyLiveBatch(ctx: SyncContext, batch: ChangeBatch<DocState>): Promise<'applied' | 'stale' | 'gap'> {
+export async function applyLiveBatch(ctx: SyncContext, batch: ChangeBatch): Promise<'applied' | 'stale' | 'gap'> {
   const checkpoint = await ctx.checkpoints.get(batch.collection);
   if (batch.checkpoint.seq <= checkpoint) return 'stale';
   if (!batch.since || batch.since.seq > checkpoint) return 'gap';

@@ -1,5 +1,5 @@
-import { pullBatch, pushWithCheckpoint, type PullAnswer, type PushAnswer, type SyncEndpoint } from './http.js';
-import type { DocState } from './replica-store.js';
+import type { PullAnswer } from '../../shared/index.js';
+import { pullBatch, pushWithCheckpoint, type PushAnswer, type SyncEndpoint } from './http.js';
 
 /**
  * The server as the sync engine sees it: pull a page, push rows. The engine and its steps know
@@ -7,14 +7,14 @@ import type { DocState } from './replica-store.js';
  * as RxDB's replication talks to its server only through handlers.
  */
 export interface SyncRemote {
-  pull(collection: string, checkpoint: number, limit: number): Promise<PullAnswer<DocState>>;
+  pull(collection: string, checkpoint: number, limit: number): Promise<PullAnswer>;
   /** `checkpoint`: the device's pull position, so the server can say its own writes need no pulling back. */
-  push(collection: string, rows: unknown[], checkpoint: number): Promise<PushAnswer<DocState>>;
+  push(collection: string, rows: unknown[], checkpoint: number): Promise<PushAnswer>;
 }
 
 export function httpRemote(endpoint: SyncEndpoint): SyncRemote {
   return {
-    pull: (collection, checkpoint, limit) => pullBatch<DocState>(endpoint, collection, { seq: checkpoint }, limit),
-    push: (collection, rows, checkpoint) => pushWithCheckpoint<DocState>(endpoint, collection, rows, checkpoint),
+    pull: (collection, checkpoint, limit) => pullBatch(endpoint, collection, { seq: checkpoint }, limit),
+    push: (collection, rows, checkpoint) => pushWithCheckpoint(endpoint, collection, rows, checkpoint),
   };
 }

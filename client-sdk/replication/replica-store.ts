@@ -1,4 +1,5 @@
 import type { RxCollection, RxDocumentData } from 'rxdb';
+import type { DocState } from '../../shared/index.js';
 import { SYNC_WRITE_CONTEXT } from '../replica/capture.js';
 
 /**
@@ -6,7 +7,7 @@ import { SYNC_WRITE_CONTEXT } from '../replica/capture.js';
  * RxDB's own replication does): one bulk write per batch, tombstones included, and every write
  * still reaches the collection's queries and observers through RxDB's change stream.
  */
-export type DocState = Record<string, unknown> & { id: string; _deleted?: boolean };
+export type { DocState } from '../../shared/index.js';
 type Stored = RxDocumentData<DocState>;
 
 const BOOKKEEPING = new Set(['_meta', '_rev', '_attachments']);

@@ -1,9 +1,14 @@
 import { replicateRxCollection, type RxReplicationState } from 'rxdb/plugins/replication';
 import type { RxCollection, WithDeleted } from 'rxdb';
 import { READ_ONLY_COLLECTIONS } from '../replica/database.js';
-import { pullBatch, pushRows, type Checkpoint, type SyncEndpoint } from './http.js';
+import type { Checkpoint } from '../../shared/index.js';
+import { pullBatch, pushRows, type SyncEndpoint } from './http.js';
 import { pullAhead } from './pull-ahead.js';
 import type { LiveStream } from './stream.js';
+
+/** What RxDB's handlers return: the protocol's documents, which always carry `_deleted` from the server. */
+type WithDeletedFlags<T> = T extends { documents: unknown[] } ? Omit<T, 'documents'> & { documents: WithDeleted<unknown>[] } : WithDeleted<unknown>[];
+const asRxDocuments = <T>(answer: Promise<T>) => answer as unknown as Promise<WithDeletedFlags<T>>;
 
 /**
  * Replicates one collection with RxDB's own replication (pull, push, live stream) against our
@@ -33,7 +38,7 @@ export interface ReplicationObserver {
 
 export function replicateCollection(collection: RxCollection, options: ReplicateOptions): RxReplicationState<unknown, Checkpoint> {
   const name = collection.name;
-  const pullPage = pullAhead((checkpoint, limit) => pullBatch<WithDeleted<unknown>>(options.endpoint, name, checkpoint, limit));
+  const pullPage = pullAhead((checkpoint, limit) => pullBatch(options.endpoint, name, checkpoint, limit));
   return replicateRxCollection<unknown, Checkpoint>({
     collection,
     replicationIdentifier: `${options.identifier}:${name}`,
@@ -44,7 +49,7 @@ export function replicateCollection(collection: RxCollection, options: Replicate
     pull: {
       batchSize: options.pullBatchSize ?? 1000,
       handler: (checkpoint, batchSize) =>
-        observe(options.observer, name, pullPage(checkpoint, batchSize), (o) => o.pulled?.(name)),
+        observe(options.observer, name, asRxDocuments(pullPage(checkpoint, batchSize)), (o) => o.pulled?.(name)),
       stream$: options.stream.events(name) as never,
     },
     push: READ_ONLY_COLLECTIONS.has(name)
@@ -52,8 +57,8 @@ export function replicateCollection(collection: RxCollection, options: Replicate
       : {
           batchSize: options.pushBatchSize ?? 200,
           handler: (rows) =>
-            observe(options.observer, name, pushRows(options.endpoint, name, rows), (o, answered) =>
-              o.pushed?.(name, rows.map((r) => r.newDocumentState), answered as unknown[]),
+            observe(options.observer, name, asRxDocuments(pushRows(options.endpoint, name, rows)), (o, answered) =>
+              o.pushed?.(name, rows.map((r) => r.newDocumentState), answered),
             ),
         },
   });

@@ -2,7 +2,8 @@ import { createParser } from 'eventsource-parser';
 import { Subject, type Observable } from 'rxjs';
 import { Call } from './call.js';
 import { failureOfAnswer, failureOfThrown, nextMove, protocolFailure, SyncFailure } from './failure.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type Checkpoint, type SyncEndpoint } from './http.js';
+import { describeIssues, LiveEvent, type ChangeBatch, type Checkpoint } from '../../shared/index.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, type SyncEndpoint } from './http.js';
 
 /**
  * The stream's answer (its headers) comes before any work but the token's check: a short wait is
@@ -23,16 +24,7 @@ const STREAM_ANSWER_EXPECTED_MS = 3_000;
  */
 export type StreamItem<T> = 'RESYNC' | { documents: T[]; checkpoint: Checkpoint };
 
-/** A batch of changes: everything in the collection's feed after `since`, up to `checkpoint`. */
-export interface ChangeBatch<T = unknown> {
-  collection: string;
-  documents: T[];
-  checkpoint: Checkpoint;
-  /** Absent from servers before `since` existed: such a batch can only trigger a pull. */
-  since?: Checkpoint;
-}
-
-type ServerEvent = { type: 'RESYNC'; heartbeatMs?: number } | ({ type: 'changes' } & ChangeBatch);
+export type { ChangeBatch } from '../../shared/index.js';
 
 export interface LiveStreamOptions {
   collections: readonly string[];
@@ -195,7 +187,7 @@ export class LiveStream {
     }
   }
 
-  private dispatch(event: ServerEvent): void {
+  private dispatch(event: LiveEvent): void {
     if (event.type === 'RESYNC') {
       this.attempt = 0;
       if (event.heartbeatMs && !this.options.idleTimeoutMs) this.idleTimeoutMs = Math.round(event.heartbeatMs * 2.5);
@@ -211,22 +203,15 @@ export class LiveStream {
 }
 
 
-/** An event as the server sends it, checked: a malformed one fails the stream with a protocol error. */
-function parseServerEvent(data: string): ServerEvent {
+/** An event as the server sends it, checked (shared/sync/live.ts): a malformed one fails the stream as a protocol error. */
+function parseServerEvent(data: string): LiveEvent {
   let event: unknown;
   try {
     event = JSON.parse(data);
   } catch {
     throw protocolFailure('live stream', 'an event is not JSON');
   }
-  const e = event as Partial<{ type: unknown; collection: unknown; documents: unknown; checkpoint: { seq?: unknown }; since: { seq?: unknown } }> | null;
-  if (e?.type === 'RESYNC') return event as ServerEvent;
-  const valid =
-    e?.type === 'changes' &&
-    typeof e.collection === 'string' &&
-    Array.isArray(e.documents) &&
-    Number.isSafeInteger(e.checkpoint?.seq) &&
-    (e.since === undefined || Number.isSafeInteger(e.since?.seq));
-  if (!valid) throw protocolFailure('live stream', 'an event is neither RESYNC nor a batch of changes');
-  return event as ServerEvent;
+  const result = LiveEvent.safeParse(event);
+  if (!result.success) throw protocolFailure('live stream', `an event is not the protocol's (${describeIssues(result.error.issues, { limit: 3 })})`);
+  return result.data;
 }

@@ -18,7 +18,8 @@ export type OperationContext = {
 };
 
 /** Roles that administer the business's data (third-party API tokens act like the office). */
-export const OFFICE_ROLES: readonly Role[] = ['ADMIN', 'OFFICE', 'API'];
+/** The office's roles (shared with the sync rules). */
+export { OFFICE_ROLES } from '../../shared/index.js';
 
 /** Throws FORBIDDEN unless the viewer has one of the roles. */
 export function requireRole(viewer: Viewer, roles: readonly Role[], action: string): void {

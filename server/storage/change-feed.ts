@@ -20,18 +20,29 @@ export async function readFeed<T>(
   afterSeq: number,
   limit: number,
   /** An extra condition on the table (alias t), e.g. a technician's window of visits. */
-  scope?: { sql: string; params: unknown[] },
+  scope?: FeedScope,
 ): Promise<FeedRow<T>[]> {
-  const params: unknown[] = [orgId, afterSeq, limit, ...(scope?.params ?? [])];
+  const params: unknown[] = [orgId, afterSeq, limit];
+  const condition = scope?.(bindTo(params));
   const { rows } = await q.query<Record<string, unknown>>(
     `select ${table.selectList('t')}, t._deleted as "__deleted", t._seq as "__seq"
        from ${table.resource.table} t
-      where t.org_id = $1 and t._seq > $2${scope ? ` and (${scope.sql})` : ''}
+      where t.org_id = $1 and t._seq > $2${condition ? ` and (${condition})` : ''}
       order by t._seq
       limit $3`,
     params,
   );
   return rows.map((row) => ({ record: table.toRecord(row) as T, deleted: row.__deleted as boolean, seq: row.__seq as number }));
+}
+
+/**
+ * An extra condition on a feed read, over the table as `t`. It binds its own values with `bind`,
+ * which returns their placeholders, so it never needs to know the query's other parameters.
+ */
+export type FeedScope = (bind: (value: unknown) => string) => string;
+
+function bindTo(params: unknown[]): (value: unknown) => string {
+  return (value) => `$${params.push(value)}`;
 }
 
 /** A page of the change feed already encoded by the database: `documents` is a JSON array. */
@@ -67,9 +78,10 @@ export async function readFeedPage(
   orgId: string,
   afterSeq: number,
   limit: number,
-  scope?: { sql: string; params: unknown[] },
+  scope?: FeedScope,
 ): Promise<FeedPage> {
-  const params: unknown[] = [orgId, afterSeq, limit, ...(scope?.params ?? [])];
+  const params: unknown[] = [orgId, afterSeq, limit];
+  const condition = scope?.(bindTo(params));
   const name = table.resource.table;
   const { rows } = await q.query<{ head: number; seq: number | null; doc: string | null }>(
     `select h.head, p.seq, p.doc
@@ -78,7 +90,7 @@ export async function readFeedPage(
          select t._seq as seq, row_to_json(d)::text as doc
            from ${name} t,
                 lateral (select ${table.jsonSelectList('t')}, t._deleted as "_deleted") d
-          where t.org_id = $1 and t._seq > $2${scope ? ` and (${scope.sql})` : ''}
+          where t.org_id = $1 and t._seq > $2${condition ? ` and (${condition})` : ''}
           order by t._seq
           limit $3) p on true
       order by p.seq`,

@@ -3,6 +3,8 @@ import {
   customerResource,
   errors,
   inventoryItemResource,
+  syncRule,
+  type CollectionKind,
   inventoryLocationResource,
   organizationResource,
   quoteResource,
@@ -22,18 +24,18 @@ import { organizations } from '../../storage/organizations.js';
 import { quotes } from '../../storage/quotes.js';
 import type { RecordTable } from '../../storage/records.js';
 import { services, serviceTypes } from '../../storage/services.js';
-import { OFFICE_ROLES, type OperationContext } from '../context.js';
+import type { OperationContext } from '../context.js';
 import { assertEditable, whyMayNotChangeQuote } from '../quote-rules.js';
 import { nextQuoteNumber, priceQuote } from '../quotes.js';
 import type { Doc } from './merge.js';
 import type { ReferencedTable, References } from './references.js';
 
 /**
- * What replicates, and the rules of each collection: who may push, what the server fills in on a
- * new document, and which rows a device pulls. Eleven collections at most on the device side
- * (RxDB's open-source limit is 13 per process).
+ * What replicates, and how the server applies each collection's rules. The rules themselves (kind,
+ * writers, references) are shared/sync/rules.ts, read by the SDK too; here they meet the tables
+ * and the server's hooks: what it fills in on a new document, checks on a change, refuses.
  */
-export type CollectionKind = 'documents' | 'readonly' | 'ledger';
+export type { CollectionKind } from '../../../shared/index.js';
 
 /** A pushed document of a resource: the fields the device sent (validated against it), and its id. */
 export type DocOf<R extends ResourceDef> = Partial<RecordOf<R>> & Doc;
@@ -54,20 +56,11 @@ export interface SyncCollection<R extends ResourceDef = ResourceDef> {
    * path: a new document, and any change of the field on an existing one. Loaded in one query
    * per push and table.
    */
-  references?: Reference[];
+  references: Reference[];
   /** Checks and completes a merged change; throws BAD_USER_INPUT to refuse it. */
   onUpdate?(ctx: OperationContext, tx: Queryable, merged: StoredOf<R>, master: StoredOf<R>): Promise<StoredOf<R>>;
   /** Why this viewer may not change this existing document, or null. */
   refuse?(ctx: OperationContext, master: StoredOf<R>): string | null;
-}
-
-/**
- * A collection for the registry, where push handles every collection's documents alike. Push
- * validates each document against the collection's own resource before any of these functions
- * sees it, so the typed functions' documents are what they say; this is the one place that says so.
- */
-function collection<R extends ResourceDef>(definition: SyncCollection<R>): SyncCollection {
-  return definition as unknown as SyncCollection;
 }
 
 export interface Reference {
@@ -77,12 +70,35 @@ export interface Reference {
   what: string;
 }
 
-const EVERYONE: readonly Role[] = ['ADMIN', 'OFFICE', 'API', 'TECHNICIAN'];
-const CUSTOMER: Reference = { field: 'customerId', table: customers, what: 'Customer' };
-const SERVICE_TYPE: Reference = { field: 'typeId', table: serviceTypes, what: 'Service type' };
+type Hooks<R extends ResourceDef> = Pick<SyncCollection<R>, 'onInsert' | 'onUpdate' | 'refuse'>;
 
-const quoteRules: Pick<SyncCollection<typeof quoteResource>, 'onInsert' | 'onUpdate' | 'refuse' | 'references'> = {
-  references: [CUSTOMER],
+/** The table that holds each replicated collection. */
+const TABLES: Record<string, RecordTable<ResourceDef>> = {
+  organization: organizations,
+  serviceTypes,
+  customers,
+  appointments,
+  services,
+  quotes,
+  inventoryLocations,
+  inventoryItems,
+  stockLevels,
+  stockMovements,
+} as Record<string, RecordTable<ResourceDef>>;
+
+/**
+ * A collection for the registry: its shared rule, its table, and the server's hooks. Push
+ * validates each document against the collection's own resource before any hook sees it, so the
+ * typed hooks' documents are what they say; this is the one place that says so.
+ */
+function collection<R extends ResourceDef>(resource: R, hooks: Hooks<R> = {}): SyncCollection {
+  const name = resource.collection!;
+  const rule = syncRule(name)!;
+  const references = rule.references.map((r) => ({ field: r.field, what: r.what, table: TABLES[r.collection]! }));
+  return { name, resource, table: TABLES[name]!, kind: rule.kind, writers: rule.writers, references, ...hooks } as unknown as SyncCollection;
+}
+
+const quoteHooks: Hooks<typeof quoteResource> = {
   async onInsert(ctx, tx, doc) {
     const orgId = ctx.viewer.orgId;
     const { number, defaultTaxId } = await nextQuoteNumber(tx, orgId);
@@ -103,56 +119,26 @@ const quoteRules: Pick<SyncCollection<typeof quoteResource>, 'onInsert' | 'onUpd
 };
 
 export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
-  collection({ name: 'organization', resource: organizationResource, table: organizations, kind: 'readonly', writers: [] }),
-  collection({ name: 'serviceTypes', resource: serviceTypeResource, table: serviceTypes, kind: 'readonly', writers: [] }),
-  collection({
-    name: 'customers',
-    resource: customerResource,
-    table: customers,
-    kind: 'documents',
-    writers: EVERYONE,
-  }),
-  collection({
-    name: 'appointments',
-    resource: appointmentResource,
-    table: appointments,
-    kind: 'documents',
-    writers: OFFICE_ROLES,
-    references: [CUSTOMER, SERVICE_TYPE],
-  }),
-  collection({
-    name: 'services',
-    resource: serviceResource,
-    table: services,
-    kind: 'documents',
-    writers: EVERYONE,
-    references: [CUSTOMER, SERVICE_TYPE],
+  collection(organizationResource),
+  collection(serviceTypeResource),
+  collection(customerResource),
+  collection(appointmentResource),
+  collection(serviceResource, {
     // A technician's new visit is theirs unless it names someone (as createService does).
     async onInsert(ctx, _tx, doc) {
       const own = ctx.viewer.role === 'TECHNICIAN' ? ctx.viewer.userId : null;
       return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, dateEmailed: null, dateTexted: null };
     },
   }),
-  collection({ name: 'quotes', resource: quoteResource, table: quotes, kind: 'documents', writers: EVERYONE, ...quoteRules }),
-  collection({
-    name: 'inventoryLocations',
-    resource: inventoryLocationResource,
-    table: inventoryLocations,
-    kind: 'documents',
-    writers: OFFICE_ROLES,
-  }),
-  collection({
-    name: 'inventoryItems',
-    resource: inventoryItemResource,
-    table: inventoryItems,
-    kind: 'documents',
-    writers: OFFICE_ROLES,
+  collection(quoteResource, quoteHooks),
+  collection(inventoryLocationResource),
+  collection(inventoryItemResource, {
     async onInsert(_ctx, _tx, doc) {
       return { ...doc, quantity: 0 };
     },
   }),
-  collection({ name: 'stockLevels', resource: stockLevelResource, table: stockLevels, kind: 'readonly', writers: [] }),
-  collection({ name: 'stockMovements', resource: stockMovementResource, table: stockMovements, kind: 'ledger', writers: EVERYONE }),
+  collection(stockLevelResource),
+  collection(stockMovementResource),
 ];
 
 const byName = new Map(SYNC_COLLECTIONS.map((c) => [c.name, c]));

@@ -1,3 +1,4 @@
+import { technicianVisitWindow, type LiveEvent } from '../../../shared/index.js';
 import type { Database } from '../../storage/db.js';
 import { feedHead, readFeed } from '../../storage/change-feed.js';
 import { REVOCATIONS_CHANNEL, revokedAmong } from '../../storage/tokens.js';
@@ -5,7 +6,7 @@ import type { OperationContext } from '../context.js';
 import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
 import { toDocument } from './documents.js';
 import type { Doc } from './merge.js';
-import type { Checkpoint, SyncSettings } from './pull.js';
+import type { SyncSettings } from './pull.js';
 
 /**
  * Live fan-out: one LISTEN per server process on 'pool_changes' (the change-feed trigger notifies
@@ -22,9 +23,7 @@ import type { Checkpoint, SyncSettings } from './pull.js';
  * The feed also LISTENs on 'pool_revocations': a revoked token's streams end at once, on every
  * process (and after a lost LISTEN connection, every open stream's token is checked again).
  */
-export type LiveEvent =
-  | { type: 'RESYNC'; heartbeatMs?: number }
-  | { type: 'changes'; collection: string; documents: Doc[]; checkpoint: Checkpoint; since: Checkpoint };
+export type { LiveEvent } from '../../../shared/index.js';
 
 /** Receives an event and its JSON (made once per batch and shared by every subscriber it suits). */
 export type LiveSender = (event: LiveEvent, json: string) => void;
@@ -193,10 +192,9 @@ export class LiveFeed {
     }
   }
 
-  /** The technician's window of visits, as the pull applies it. */
+  /** The technician's window of visits, as the pull applies it (shared/sync/rules.ts). */
   private visibleTo(subscriber: Subscriber, collection: SyncCollection, record: Doc): boolean {
-    if (collection.name !== 'services' || subscriber.ctx.viewer.role !== 'TECHNICIAN') return true;
-    const at = Date.parse(String(record.startTime ?? record.createdAt));
-    return at >= Date.now() - this.settings.serviceWindowDays * 86_400_000;
+    if (collection.name !== technicianVisitWindow.collection || subscriber.ctx.viewer.role !== 'TECHNICIAN') return true;
+    return technicianVisitWindow.holds(record, this.settings.serviceWindowDays, Date.now());
   }
 }

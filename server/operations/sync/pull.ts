@@ -1,5 +1,5 @@
-import { z } from 'zod';
-import { readFeedPage } from '../../storage/change-feed.js';
+import { PullQuery, technicianVisitWindow } from '../../../shared/index.js';
+import { readFeedPage, type FeedScope } from '../../storage/change-feed.js';
 import type { OperationContext } from '../context.js';
 import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
@@ -35,12 +35,6 @@ export interface SyncSettings {
   serviceWindowDays: number;
 }
 
-export const MAX_PULL = 5000;
-const PullInput = z.strictObject({
-  checkpoint: z.coerce.number().int().min(0).default(0),
-  limit: z.coerce.number().int().min(1).max(MAX_PULL).default(1000),
-});
-
 export async function pull(
   ctx: OperationContext,
   settings: SyncSettings,
@@ -48,7 +42,7 @@ export async function pull(
   raw: { checkpoint?: unknown; limit?: unknown },
 ): Promise<PullResult> {
   const collection = syncCollection(name);
-  const { checkpoint, limit } = parseInput(PullInput, { checkpoint: raw.checkpoint ?? undefined, limit: raw.limit ?? undefined });
+  const { checkpoint, limit } = parseInput(PullQuery, { checkpoint: raw.checkpoint ?? undefined, limit: raw.limit ?? undefined });
   const page = await readFeedPage(ctx.db, collection.table, ctx.viewer.orgId, checkpoint, limit, scopeOf(ctx, settings, collection));
   const last = page.lastSeq ?? checkpoint;
   // A page that reached the end of the feed has seen everything up to the head, rows a
@@ -56,12 +50,9 @@ export async function pull(
   return { documents: page.documents, count: page.count, checkpoint: { seq: page.count < limit ? Math.max(last, page.head) : last } };
 }
 
-/** Technicians sync a window of visits: the last N days and everything ahead. */
-export function scopeOf(ctx: OperationContext, settings: SyncSettings, collection: SyncCollection) {
-  if (collection.name !== 'services' || ctx.viewer.role !== 'TECHNICIAN') return undefined;
-  return {
-    sql: `coalesce(t.start_time, t.created_at) >= now() - make_interval(days => $4::int)`,
-    params: [settings.serviceWindowDays],
-  };
+/** Technicians sync a window of visits (shared/sync/rules.ts): the last N days and everything ahead. */
+export function scopeOf(ctx: OperationContext, settings: SyncSettings, collection: SyncCollection): FeedScope | undefined {
+  if (collection.name !== technicianVisitWindow.collection || ctx.viewer.role !== 'TECHNICIAN') return undefined;
+  return (bind) => technicianVisitWindow.sql('t', bind(settings.serviceWindowDays));
 }
 

@@ -1,4 +1,4 @@
-import { z } from 'zod';
+import type { PushRow } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
 import type { OperationContext } from '../context.js';
 import type { SyncCollection } from './collections.js';
@@ -7,34 +7,10 @@ import type { PendingWrites } from './pending-writes.js';
 import type { References } from './references.js';
 
 /**
- * The rows a push carries and the state one push works on, shared by its steps.
- *
- * A row is RxDB's `{assumedMasterState, newDocumentState}`. Our SDK adds `changeId`, a random id
- * naming this state of the document (kept by the device until the push is answered), and
- * `earlier`, the states it sent before for the same document whose answers it never received.
- * With them the server recognises a push it applied already (a receipt of the change id) and
- * merges against what the device really sent last, so a lost answer neither applies a change
- * twice nor blames the device for conflicting with itself. Clients without them (stock RxDB
- * replication) get the merge by assumedMasterState alone.
+ * The state one push works on, shared by its steps. The rows are the protocol's (shared/sync/push.ts).
  */
-export const MAX_PUSH_ROWS = 2000;
-const MAX_EARLIER = 20;
-
-const DocState = z.record(z.string(), z.unknown());
-const ChangeId = z.string().min(1).max(100);
-
-export const PushRows = z
-  .array(
-    z.object({
-      assumedMasterState: DocState.nullish(),
-      newDocumentState: z.object({ id: z.string().min(1, 'needs an id') }).catchall(z.unknown()),
-      changeId: ChangeId.optional(),
-      earlier: z.array(z.object({ changeId: ChangeId, state: DocState })).max(MAX_EARLIER).optional(),
-    }),
-  )
-  .max(MAX_PUSH_ROWS);
-
-export type Row = z.output<typeof PushRows>[number];
+export { MAX_PUSH_ROWS, PushRows } from '../../../shared/index.js';
+export type Row = PushRow;
 export type Master = { record: Doc; deleted: boolean };
 
 export interface Refusal {

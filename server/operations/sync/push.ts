@@ -1,5 +1,4 @@
-import { z } from 'zod';
-import { errors, isAppError, withNullsLeftOut } from '../../../shared/index.js';
+import { errors, isAppError, PushCheckpoint, withNullsLeftOut } from '../../../shared/index.js';
 import { feedHead, feedIdsAfter, lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/change-feed.js';
 import type { Queryable } from '../../storage/db.js';
 import { quarantine } from '../../storage/sync-log.js';
@@ -46,8 +45,6 @@ export async function push(ctx: OperationContext, name: string, raw: unknown, ch
     return ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, since, true));
   }
 }
-
-const PushCheckpoint = z.coerce.number().int().min(0).optional();
 
 const emptyOutcome = (): PushOutcome => ({ conflicts: [], refused: [], quarantined: [], written: 0, checkpoint: null });
 
