@@ -3,22 +3,22 @@ import type { StockMovement } from '../../../shared/index.js';
 import { applyStockMovement } from '../../storage/stock-ledger.js';
 import { toDocument } from './documents.js';
 import { deviceCopyDiffers, differsForDevice, type Doc } from './merge.js';
-import { rowId, type PushRun, type Row } from './push-run.js';
+import { rowId, type PushRun, type Row, type RowResult } from './push-run.js';
 
 /**
  * Stock movements are insert-only: applied to the ledger once, in the transaction that updates
  * the location's level and the item's total; edits and deletes are refused.
  */
-export async function applyMovement(run: PushRun, row: Row, doc: Doc, deleted: boolean, refuse: (reason: string) => Promise<void>): Promise<void> {
+export async function applyMovement(run: PushRun, row: Row, doc: Doc, deleted: boolean, refuse: (reason: string) => Promise<RowResult>): Promise<RowResult> {
   const { resource } = run.collection;
-  const master = run.masters.get(rowId(row));
+  const id = rowId(row);
+  const master = run.masters.get(id);
   if (master) {
     // The same movement again (a retry): applied once, answered with what was stored.
     if (deleted || differsForDevice(resource, master.record, doc)) return refuse('stock movements cannot be changed or deleted once recorded');
-    if (deviceCopyDiffers(resource, master.record, row.newDocumentState)) run.outcome.conflicts.push(toDocument(master.record, false));
-    return;
+    return deviceCopyDiffers(resource, master.record, row.newDocumentState) ? { id, answer: toDocument(master.record, false) } : { id };
   }
-  if (deleted) return;
+  if (deleted) return { id };
   // parseDocument checked `doc` against the stock movement resource: these fields are as declared.
   const sent = doc as Doc & Pick<StockMovement, 'itemId' | 'locationId' | 'delta' | 'reason'> & Partial<Pick<StockMovement, 'toLocationId' | 'serviceId' | 'note'>>;
   const orgId = run.ctx.viewer.orgId;
@@ -38,7 +38,12 @@ export async function applyMovement(run: PushRun, row: Row, doc: Doc, deleted: b
     note: sent.note ?? null,
     createdById: run.ctx.viewer.userId,
   });
-  if (applied) run.outcome.written++;
-  run.masters.set(movement.id, { record: movement, deleted: false });
-  if (deviceCopyDiffers(resource, movement, row.newDocumentState)) run.outcome.conflicts.push(toDocument(movement, false));
+  // Its levels and item changed too (other rows of the feed): `deviceHolds` stays unset, so the
+  // device pulls them.
+  return {
+    id,
+    written: applied,
+    master: { record: movement, deleted: false },
+    ...(deviceCopyDiffers(resource, movement, row.newDocumentState) ? { answer: toDocument(movement, false) } : {}),
+  };
 }

@@ -1,21 +1,28 @@
 import type { Queryable } from '../../storage/db.js';
 import { logConflicts } from '../../storage/sync-log.js';
+import type { OperationContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { SyncCollection } from './collections.js';
 import { toDocument } from './documents.js';
 import { deviceCopyDiffers, type Clash, type Doc } from './merge.js';
-import type { PushRun } from './push-run.js';
+import type { PushRun, RowResult } from './push-run.js';
 
 /**
- * Inserts and updates of a push, written together in two statements at the end (or when a
- * document comes round again), then answered: a device is sent the stored state when it differs
- * from what it pushed. The clashes of each update go to the conflict log in the same transaction.
+ * Inserts and updates of a push, written together in two statements when flushed (at the end,
+ * before a row comes round to a document again, or after each row on the careful pass). Flushing
+ * returns each row's result: written, its new server state, the stored state as its answer when
+ * that differs from what the device pushed, and the clashes its merge overwrote.
  */
-export class PendingWrites {
-  private inserts = new Map<string, { doc: Doc; sent: Doc }>();
-  private updates = new Map<string, { doc: Doc; sent: Doc; clashes: Clash[] }>();
+interface Pending {
+  doc: Doc;
+  /** What the device pushed. */
+  sent: Doc;
+  clashes: Clash[];
+}
 
-  constructor(private readonly collection: SyncCollection) {}
+export class PendingWrites {
+  private inserts = new Map<string, Pending>();
+  private updates = new Map<string, Pending>();
 
   has(id: string): boolean {
     return this.inserts.has(id) || this.updates.has(id);
@@ -27,52 +34,54 @@ export class PendingWrites {
   }
 
   insert(doc: Doc, sent: Doc): void {
-    this.inserts.set(doc.id, { doc, sent });
+    this.inserts.set(doc.id, { doc, sent, clashes: [] });
   }
 
   update(doc: Doc, sent: Doc, clashes: Clash[]): void {
     this.updates.set(doc.id, { doc, sent, clashes });
   }
 
-  async flush(run: PushRun): Promise<void> {
-    const { collection } = this;
-    const orgId = run.ctx.viewer.orgId;
+  async flush({ ctx, tx, collection }: PushRun): Promise<RowResult[]> {
+    const orgId = ctx.viewer.orgId;
     const inserts = [...this.inserts.values()];
     const updates = [...this.updates.values()];
     this.inserts = new Map();
     this.updates = new Map();
+    if (!inserts.length && !updates.length) return [];
     const stored = [
-      ...(await collection.table.insertMany(run.tx, orgId, inserts.map((w) => w.doc))),
-      ...(await collection.table.updateMany(run.tx, orgId, updates.map((w) => w.doc))),
+      ...(await collection.table.insertMany(tx, orgId, inserts.map((w) => w.doc))),
+      ...(await collection.table.updateMany(tx, orgId, updates.map((w) => w.doc))),
     ] as Doc[];
-    const sentById = new Map([...inserts, ...updates].map((w) => [w.doc.id, w.sent]));
-    for (const record of stored) {
-      run.masters.set(record.id, { record, deleted: false });
-      run.outcome.written++;
-      if (deviceCopyDiffers(collection.resource, record, sentById.get(record.id)!)) {
-        run.outcome.conflicts.push(toDocument(record, false));
-      }
-      // Answered with the stored state, or sent exactly as stored: the device holds it either way.
-      run.deviceHolds.add(record.id);
-    }
-    await logClashes(run, updates.flatMap((w) => w.clashes.map((clash) => ({ documentId: w.doc.id, clash }))));
+    const pending = new Map([...inserts, ...updates].map((w) => [w.doc.id, w]));
+    return stored.map((record) => {
+      const { sent, clashes } = pending.get(record.id)!;
+      return {
+        id: record.id,
+        written: true,
+        master: { record, deleted: false },
+        ...(deviceCopyDiffers(collection.resource, record, sent) ? { answer: toDocument(record, false) } : {}),
+        // Answered with the stored state, or sent exactly as stored: the device holds it either way.
+        deviceHolds: true,
+        clashes,
+      };
+    });
   }
 }
 
 /** Writes clashes to the conflict log: the value a merge kept, the one it lost, and why. */
-export async function logClashes(run: PushRun, clashes: { documentId: string; clash: Clash }[], tx: Queryable = run.tx): Promise<void> {
+export async function logClashes(ctx: OperationContext, tx: Queryable, collection: SyncCollection, clashes: { documentId: string; clash: Clash }[]): Promise<void> {
   await logConflicts(
     tx,
-    run.ctx.viewer.orgId,
+    ctx.viewer.orgId,
     clashes.map(({ documentId, clash }) => ({
       id: newId(),
-      collection: run.collection.name,
+      collection: collection.name,
       documentId,
       field: clash.field,
       keptValue: clash.kept,
       lostValue: clash.lost,
       rule: clash.rule,
-      pushedBy: run.ctx.viewer.userId,
+      pushedBy: ctx.viewer.userId,
     })),
   );
 }

@@ -2,16 +2,53 @@ import type { PushRow } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
 import type { OperationContext } from '../context.js';
 import type { SyncCollection } from './collections.js';
-import type { Doc, Fields } from './merge.js';
-import type { PendingWrites } from './pending-writes.js';
+import type { Clash, Doc, Fields } from './merge.js';
 import type { References } from './references.js';
 
 /**
- * The state one push works on, shared by its steps. The rows are the protocol's (shared/sync/push.ts).
+ * What one push works with, and what each of its rows comes to.
+ *
+ * The steps of a push (push.ts, pending-writes.ts, ledger-push.ts) read a `PushRun` and return a
+ * `RowResult` per row; none of them changes a shared outcome. The push folds the results into the
+ * answer once at the end (`foldResults`). The one thing that evolves while rows are applied is
+ * each document's server state (`masters`), which the push loop alone updates from the results,
+ * so a later row of the same document merges with what an earlier row stored.
  */
 export { MAX_PUSH_ROWS, PushRows } from '../../../shared/index.js';
 export type Row = PushRow;
 export type Master = { record: Doc; deleted: boolean };
+
+export interface PushRun {
+  ctx: OperationContext;
+  tx: Queryable;
+  collection: SyncCollection;
+  /** Current server state of every document the push names, locked for the transaction. */
+  readonly masters: ReadonlyMap<string, Master>;
+  /** Change ids (of rows and their earlier states) the server had applied before this push. */
+  applied: ReadonlySet<string>;
+  refs: References;
+}
+
+/** What became of one row. */
+export interface RowResult {
+  id: string;
+  /** The server state the device must adopt (merged, refused, completed, or a tombstone). */
+  answer?: Doc;
+  /** The row wrote a change. */
+  written?: boolean;
+  /**
+   * After adopting the answer, does the device hold the document exactly as stored? true: yes (it
+   * was answered, or sent as stored); false: no (a deletion, whose stored tombstone is not
+   * answered); absent: the row changed nothing stored.
+   */
+  deviceHolds?: boolean;
+  refused?: string;
+  quarantined?: string;
+  /** Overwritten values, for the conflict log. */
+  clashes?: Clash[];
+  /** The document's server state after this row, for later rows of the push. */
+  master?: Master;
+}
 
 export interface Refusal {
   id: string;
@@ -35,21 +72,18 @@ export interface PushOutcome {
   checkpoint: { seq: number } | null;
 }
 
-export interface PushRun {
-  ctx: OperationContext;
-  tx: Queryable;
-  collection: SyncCollection;
-  /** Current server state of every document the push names, locked for the transaction. */
-  masters: Map<string, Master>;
-  /** Change ids (of rows and their earlier states) the server had applied before this push. */
-  applied: Set<string>;
-  refs: References;
-  writes: PendingWrites;
-  outcome: PushOutcome;
-  /** The feed's head when the push took the lock, if it equals the device's checkpoint; else null. */
-  headBefore: number | null;
-  /** Ids written whose stored state the device will hold once it adopts the answer. */
-  deviceHolds: Set<string>;
+/** The answer of a push, from its rows' results in order. `holding`: ids written that the device will hold as stored. */
+export function foldResults(results: readonly RowResult[]): Omit<PushOutcome, 'checkpoint'> & { holding: Set<string> } {
+  const outcome = { conflicts: [] as Doc[], refused: [] as Refusal[], quarantined: [] as Refusal[], written: 0, holding: new Set<string>() };
+  for (const r of results) {
+    if (r.answer) outcome.conflicts.push(r.answer);
+    if (r.written) outcome.written++;
+    if (r.refused) outcome.refused.push({ id: r.id, reason: r.refused });
+    if (r.quarantined) outcome.quarantined.push({ id: r.id, reason: r.quarantined });
+    if (r.deviceHolds === true) outcome.holding.add(r.id);
+    if (r.deviceHolds === false) outcome.holding.delete(r.id);
+  }
+  return outcome;
 }
 
 export const rowId = (row: Row) => row.newDocumentState.id;

@@ -11,7 +11,7 @@ import { parseDocument, toDocument } from './documents.js';
 import { applyMovement } from './ledger-push.js';
 import { deviceCopyDiffers, differsForDevice, mergeDocument, sameValue, type Doc } from './merge.js';
 import { logClashes, PendingWrites } from './pending-writes.js';
-import { effectiveBase, mentionedChangeIds, PushRows, rowId, type PushOutcome, type PushRun, type Row } from './push-run.js';
+import { effectiveBase, foldResults, mentionedChangeIds, PushRows, rowId, type PushOutcome, type PushRun, type Row, type RowResult } from './push-run.js';
 import { References } from './references.js';
 
 export { MAX_PUSH_ROWS, type PushOutcome, type Refusal } from './push-run.js';
@@ -35,7 +35,7 @@ export async function push(ctx: OperationContext, name: string, raw: unknown, ch
   const collection = syncCollection(name);
   const rows = parseInput(PushRows, raw);
   const since = parseInput(PushCheckpoint, checkpoint);
-  if (!rows.length) return emptyOutcome();
+  if (!rows.length) return { conflicts: [], refused: [], quarantined: [], written: 0, checkpoint: null };
   try {
     return await ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, since, false));
   } catch (error) {
@@ -46,8 +46,6 @@ export async function push(ctx: OperationContext, name: string, raw: unknown, ch
   }
 }
 
-const emptyOutcome = (): PushOutcome => ({ conflicts: [], refused: [], quarantined: [], written: 0, checkpoint: null });
-
 /** A database error (a constraint, a value the column refuses), as opposed to a rule or a bug. */
 function isDatabaseError(error: unknown): boolean {
   if (isAppError(error)) return Boolean(error.details?.sqlstate);
@@ -55,95 +53,83 @@ function isDatabaseError(error: unknown): boolean {
   return typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
 }
 
-async function startRun(ctx: OperationContext, tx: Queryable, collection: SyncCollection, rows: Row[], since: number | undefined): Promise<PushRun> {
+/**
+ * Applies the rows in order, in one transaction under the organization's feed lock. Each row's
+ * step returns its result (or leaves a write pending, batched with the others); the results are
+ * folded into the answer at the end. `careful`: each row behind a savepoint, its writes flushed
+ * before the next, so a database error refuses that row alone.
+ */
+async function applyBatch(ctx: OperationContext, tx: Queryable, collection: SyncCollection, rows: Row[], since: number | undefined, careful: boolean): Promise<PushOutcome> {
   const orgId = ctx.viewer.orgId;
-  const ids = [...new Set(rows.map(rowId))];
   await lockOrganizationFeed(tx, orgId);
   const head = since === undefined ? null : await feedHead(tx, collection.table, orgId);
-  const run: PushRun = {
-    ctx,
-    tx,
-    collection,
-    masters: await lockDocuments<Doc>(tx, collection.table, orgId, ids),
-    applied: await appliedChanges(tx, orgId, mentionedChangeIds(rows)),
-    refs: new References(tx, orgId),
-    writes: new PendingWrites(collection),
-    outcome: emptyOutcome(),
-    headBefore: head !== null && head === since ? head : null,
-    deviceHolds: new Set(),
-  };
-  for (const ref of collection.references ?? []) {
-    await run.refs.prefetch(ref.table, rows.map((r) => r.newDocumentState[ref.field]));
-  }
-  return run;
-}
+  const masters = await lockDocuments<Doc>(tx, collection.table, orgId, [...new Set(rows.map(rowId))]);
+  const run: PushRun = { ctx, tx, collection, masters, applied: await appliedChanges(tx, orgId, mentionedChangeIds(rows)), refs: new References(tx, orgId) };
+  for (const ref of collection.references) await run.refs.prefetch(ref.table, rows.map((r) => r.newDocumentState[ref.field]));
 
-async function applyBatch(
-  ctx: OperationContext,
-  tx: Queryable,
-  collection: SyncCollection,
-  rows: Row[],
-  since: number | undefined,
-  careful: boolean,
-): Promise<PushOutcome> {
-  const run = await startRun(ctx, tx, collection, rows, since);
+  const results: RowResult[] = [];
+  const writes = new PendingWrites();
+  // The one place the documents' server states move on, so a later row sees what an earlier stored.
+  const settle = (done: RowResult[]) => {
+    for (const r of done) if (r.master) masters.set(r.id, r.master);
+    results.push(...done);
+  };
   for (const row of rows) {
-    if (run.writes.has(rowId(row))) await run.writes.flush(run);
+    if (writes.has(rowId(row))) settle(await writes.flush(run));
     if (row.changeId && run.applied.has(row.changeId)) {
-      answerRepeat(run, row);
+      settle([answerRepeat(run, row)]);
       continue;
     }
     if (careful) await tx.query('savepoint push_row');
     try {
-      await applyRow(run, row);
-      if (careful) {
-        await run.writes.flush(run);
-        await tx.query('release savepoint push_row');
-      }
+      const result = await applyRow(run, row, writes);
+      const flushed = careful ? await writes.flush(run) : [];
+      if (careful) await tx.query('release savepoint push_row');
+      settle([...(result ? [result] : []), ...flushed]);
     } catch (error) {
-      run.writes.forget(rowId(row));
+      writes.forget(rowId(row));
       const stored = isDatabaseError(error);
       if (!stored && !isAppError(error)) throw error; // a bug: the request fails, nothing is quarantined
       if (stored && !careful) throw error; // the transaction is aborted: start over carefully
       if (careful) await tx.query('rollback to savepoint push_row');
       const message = error instanceof Error ? error.message : String(error);
-      await refuseOrQuarantine(run, row, stored ? `could not be stored (${message})` : message);
+      settle([await refuseOrQuarantine(run, row, stored ? `could not be stored (${message})` : message)]);
     }
   }
-  await run.writes.flush(run);
-  await recordChanges(tx, ctx.viewer.orgId, rows.flatMap((r) => (r.changeId && !run.applied.has(r.changeId) ? [r.changeId] : [])));
-  run.outcome.checkpoint = await checkpointPastOwnWrites(run);
-  return run.outcome;
+  settle(await writes.flush(run));
+  await logClashes(ctx, tx, collection, results.flatMap((r) => (r.clashes ?? []).map((clash) => ({ documentId: r.id, clash }))));
+  await recordChanges(tx, orgId, rows.flatMap((r) => (r.changeId && !run.applied.has(r.changeId) ? [r.changeId] : [])));
+  const { holding, ...outcome } = foldResults(results);
+  const headBefore = head !== null && head === since ? head : null;
+  return { ...outcome, checkpoint: await checkpointPastOwnWrites(run, headBefore, holding) };
 }
 
 /**
  * The feed position after this push's writes, if the device that sent its checkpoint (the head
  * when the lock was taken) will hold every row changed since as stored; else null. Still under
  * the organization's feed lock, so nothing else has written meanwhile. Rows written another way
- * (a deletion, a stock movement's levels) or by a hook are not in `deviceHolds`: then null.
+ * (a deletion, a stock movement's levels) or by a hook are not `holding`: then null.
  */
-async function checkpointPastOwnWrites(run: PushRun): Promise<{ seq: number } | null> {
-  if (run.headBefore === null) return null;
-  const changed = await feedIdsAfter(run.tx, run.collection.table, run.ctx.viewer.orgId, run.headBefore, run.deviceHolds.size + 1);
-  if (!changed.every((row) => run.deviceHolds.has(row.id))) return null;
-  return { seq: changed.at(-1)?.seq ?? run.headBefore };
+async function checkpointPastOwnWrites(run: PushRun, headBefore: number | null, holding: ReadonlySet<string>): Promise<{ seq: number } | null> {
+  if (headBefore === null) return null;
+  const changed = await feedIdsAfter(run.tx, run.collection.table, run.ctx.viewer.orgId, headBefore, holding.size + 1);
+  if (!changed.every((row) => holding.has(row.id))) return null;
+  return { seq: changed.at(-1)?.seq ?? headBefore };
 }
 
 /** A change applied before (its answer was lost): nothing is written; the device hears the state again. */
-function answerRepeat(run: PushRun, row: Row): void {
-  const master = run.masters.get(rowId(row));
+function answerRepeat(run: PushRun, row: Row): RowResult {
+  const id = rowId(row);
+  const master = run.masters.get(id);
   const sent = row.newDocumentState;
   const sentDeleted = sent._deleted === true;
-  if (!master) {
-    if (!sentDeleted) run.outcome.conflicts.push({ ...sent, _deleted: true });
-    return;
-  }
-  if (master.deleted !== sentDeleted || deviceCopyDiffers(run.collection.resource, master.record, sent)) {
-    run.outcome.conflicts.push(toDocument(master.record, master.deleted));
-  }
+  if (!master) return sentDeleted ? { id } : { id, answer: { ...sent, _deleted: true } };
+  const differs = master.deleted !== sentDeleted || deviceCopyDiffers(run.collection.resource, master.record, sent);
+  return differs ? { id, answer: toDocument(master.record, master.deleted) } : { id };
 }
 
-async function applyRow(run: PushRun, row: Row): Promise<void> {
+/** One row's step: its result, or null when its write is left pending in `writes`. */
+async function applyRow(run: PushRun, row: Row, writes: PendingWrites): Promise<RowResult | null> {
   const { ctx, collection } = run;
   const id = rowId(row);
   const master = run.masters.get(id);
@@ -153,32 +139,28 @@ async function applyRow(run: PushRun, row: Row): Promise<void> {
   const parsed = parseDocument(collection.resource, row.newDocumentState);
   if (!parsed.ok) return refuseOrQuarantine(run, row, parsed.reason);
   if (collection.kind === 'ledger') return applyMovement(run, row, parsed.doc, parsed.deleted, (reason) => refuseOrQuarantine(run, row, reason));
-  if (!master) return insertRow(run, row, parsed.doc, parsed.deleted);
+  if (!master) return insertRow(run, row, parsed.doc, parsed.deleted, writes);
   const reason = collection.refuse?.(ctx, master.record);
   if (reason) return refuseOrQuarantine(run, row, reason);
-  if (master.deleted) {
-    if (!parsed.deleted) run.outcome.conflicts.push(toDocument(master.record, true));
-    return;
-  }
+  if (master.deleted) return parsed.deleted ? { id } : { id, answer: toDocument(master.record, true) };
   if (parsed.deleted) {
     await setDeleted(run.tx, collection.table, ctx.viewer.orgId, id, true);
-    run.deviceHolds.delete(id); // its stored tombstone is not answered
-    run.masters.set(id, { ...master, deleted: true });
-    run.outcome.written++;
-    return;
+    // Its stored tombstone is not answered: the device does not hold it as stored.
+    return { id, written: true, deviceHolds: false, master: { ...master, deleted: true } };
   }
-  return updateRow(run, row, parsed.doc, master.record);
+  return updateRow(run, row, parsed.doc, master.record, writes);
 }
 
-async function insertRow(run: PushRun, row: Row, doc: Doc, deleted: boolean): Promise<void> {
-  if (deleted) return; // created and deleted offline: nothing to keep
+async function insertRow(run: PushRun, row: Row, doc: Doc, deleted: boolean, writes: PendingWrites): Promise<RowResult | null> {
+  if (deleted) return { id: doc.id }; // created and deleted offline: nothing to keep
   await requireReferences(run, doc, null);
   const prepared = run.collection.onInsert ? await run.collection.onInsert(run.ctx, run.tx, doc, run.refs) : doc;
   // Nullable fields a device left out are stored as null.
-  run.writes.insert(withNullsLeftOut(run.collection.resource, prepared), row.newDocumentState);
+  writes.insert(withNullsLeftOut(run.collection.resource, prepared), row.newDocumentState);
+  return null;
 }
 
-async function updateRow(run: PushRun, row: Row, doc: Doc, master: Doc): Promise<void> {
+async function updateRow(run: PushRun, row: Row, doc: Doc, master: Doc, writes: PendingWrites): Promise<RowResult | null> {
   const { collection, ctx } = run;
   const baseState = effectiveBase(run, row);
   const parsedBase = baseState ? parseDocument(collection.resource, baseState) : null;
@@ -187,11 +169,11 @@ async function updateRow(run: PushRun, row: Row, doc: Doc, master: Doc): Promise
   if (differsForDevice(collection.resource, merged, master)) {
     await requireReferences(run, merged, master);
     const completed = collection.onUpdate ? await collection.onUpdate(ctx, run.tx, merged, master) : merged;
-    run.writes.update(completed, row.newDocumentState, clashes);
-    return;
+    writes.update(completed, row.newDocumentState, clashes);
+    return null;
   }
-  await logClashes(run, clashes.map((clash) => ({ documentId: rowId(row), clash })));
-  if (deviceCopyDiffers(collection.resource, master, row.newDocumentState)) run.outcome.conflicts.push(toDocument(master, false));
+  const answer = deviceCopyDiffers(collection.resource, master, row.newDocumentState) ? toDocument(master, false) : undefined;
+  return { id: rowId(row), clashes, ...(answer ? { answer } : {}) };
 }
 
 /**
@@ -199,7 +181,7 @@ async function updateRow(run: PushRun, row: Row, doc: Doc, master: Doc): Promise
  * and a change of the reference on an existing one (a dangling reference would break reads).
  */
 async function requireReferences(run: PushRun, doc: Doc, master: Doc | null): Promise<void> {
-  for (const ref of run.collection.references ?? []) {
+  for (const ref of run.collection.references) {
     const value = doc[ref.field];
     if (value == null || (master && sameValue(master[ref.field], value))) continue;
     if (typeof value !== 'string' || !(await run.refs.exists(ref.table, value))) {
@@ -212,14 +194,10 @@ async function requireReferences(run: PushRun, doc: Doc, master: Doc | null): Pr
  * A row that cannot be applied. With a server state the device is answered with it (and
  * converges); without one, the document is quarantined and answered with a tombstone.
  */
-async function refuseOrQuarantine(run: PushRun, row: Row, reason: string): Promise<void> {
+async function refuseOrQuarantine(run: PushRun, row: Row, reason: string): Promise<RowResult> {
   const id = rowId(row);
   const master = run.masters.get(id);
-  if (master) {
-    run.outcome.refused.push({ id, reason });
-    run.outcome.conflicts.push(toDocument(master.record, master.deleted));
-    return;
-  }
+  if (master) return { id, refused: reason, answer: toDocument(master.record, master.deleted) };
   await quarantine(run.tx, run.ctx.viewer.orgId, {
     id: newId(),
     collection: run.collection.name,
@@ -228,6 +206,5 @@ async function refuseOrQuarantine(run: PushRun, row: Row, reason: string): Promi
     reason,
     pushedBy: run.ctx.viewer.userId,
   });
-  run.outcome.quarantined.push({ id, reason });
-  run.outcome.conflicts.push({ ...row.newDocumentState, _deleted: true });
+  return { id, quarantined: reason, answer: { ...row.newDocumentState, _deleted: true } };
 }
