@@ -1,26 +1,26 @@
-import type { RxCollection, RxStorage } from 'rxdb';
+import type { RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
-import { MAX_PUSH_ROWS, PULL_LIMIT, type Quote, type Service, type StockMovement } from '../shared/index.js';
+import { MAX_PUSH_ROWS, PULL_LIMIT, type CollectionName, type DocumentOf, type Quote, type Service, type StockMovement } from '../shared/index.js';
 import { createQuote, type QuoteInput } from './actions/quotes.js';
 import type { Replica } from './actions/replica.js';
 import { transferStock, useStock } from './actions/stock.js';
 import { addVisitPhoto, recordVisit, updateVisit, type PhotoBytes, type VisitInput } from './actions/visits.js';
 import { badInput } from './errors.js';
-import { COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_COLLECTIONS, type ReplicaDatabase } from './replica/database.js';
+import { collectionByName, COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_COLLECTIONS, type ReplicaDatabase } from './replica/database.js';
 import { Checkpoints } from './replication/checkpoints.js';
 import { SyncEngine } from './replication/engine.js';
 import { SyncFailure } from './replication/failure.js';
 import { probe, type SyncEndpoint } from './replication/http.js';
 import { ConnectionWatch } from './replication/liveness.js';
 import { LocalChanges } from './replication/local-changes.js';
-import { Outbox, OUTBOX, type OutboxEntry } from './replication/outbox.js';
+import { Outbox, OUTBOX } from './replication/outbox.js';
 import { httpRemote } from './replication/remote.js';
 import { readStored } from './replication/replica-store.js';
 import { LiveStream } from './replication/stream.js';
 import { WriteLock } from './replication/write-lock.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
-import { DEFAULT_UPLOAD_STALL_MS, PHOTO_QUEUE, PhotoUploader, type QueuedPhoto } from './uploads/photo-queue.js';
+import { DEFAULT_UPLOAD_STALL_MS, PHOTO_QUEUE, PhotoUploader } from './uploads/photo-queue.js';
 
 /** IndexedDB (through Dexie, RxDB's open-source IndexedDB storage) in a browser; memory in Node. */
 async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
@@ -82,9 +82,9 @@ export interface PoolClient {
   transferStock(itemId: string, fromLocationId: string, toLocationId: string, quantity: number): Promise<StockMovement>;
   createQuote(input: QuoteInput): Promise<Quote>;
   /** Changes fields of any writable document (validated against the shared definition first). */
-  patch<T extends object>(collection: string, id: string, fields: Partial<T>): Promise<T>;
+  patch<C extends CollectionName>(collection: C, id: string, fields: Partial<DocumentOf<C>>): Promise<DocumentOf<C>>;
   /** Deletes a document of a writable collection (the tombstone replicates). */
-  remove(collection: string, id: string): Promise<void>;
+  remove(collection: CollectionName, id: string): Promise<void>;
   /** Stops sync, aborts every request in flight and closes the replica. */
   close(): Promise<void>;
 }
@@ -118,15 +118,15 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     capture ? (...args) => capture!.captured(...args) : null,
   );
   const tracker = new StatusTracker();
-  const outbox = new Outbox(db.collections[OUTBOX] as unknown as RxCollection<OutboxEntry>);
+  const outbox = new Outbox(db.collections[OUTBOX]);
   const lock = new WriteLock();
   const collection = (name: string) => {
-    const c = db.collections[name];
+    const c = collectionByName(db, name);
     if (!c) throw badInput(`${name} is not replicated by this client`);
     return c;
   };
   const uploader = new PhotoUploader(
-    db.collections[PHOTO_QUEUE] as unknown as RxCollection<QueuedPhoto>,
+    db.collections[PHOTO_QUEUE],
     endpoint,
     { succeeded: () => tracker.succeeded(), failed: (failure) => failedWith(failure) },
     retryMs,
@@ -231,9 +231,8 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     return Promise.race([inSync, expired]).finally(() => clearTimeout(timer));
   }
 
-  async function patch<T extends object>(name: string, id: string, fields: Partial<T>): Promise<T> {
-    const { _deleted, ...doc } = await changes.update(name, id, `patch ${name}`, (current) => ({ ...current, ...fields }));
-    return doc as unknown as T;
+  function patch<C extends CollectionName>(name: C, id: string, fields: Partial<DocumentOf<C>>): Promise<DocumentOf<C>> {
+    return changes.update(name, id, `patch ${name}`, () => fields);
   }
 
   async function refusedChanges() {

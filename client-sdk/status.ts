@@ -4,8 +4,8 @@ import { replicatedResources } from '../shared/index.js';
 import { SyncFailure, type FailureKind } from './replication/failure.js';
 
 /** Per collection, the fields a device writes (server-owned ones are the server's to set). */
-const DEVICE_FIELDS = new Map(
-  replicatedResources.map((r) => [r.collection!, Object.entries(r.fields).filter(([, { meta }]) => meta.owner !== 'server').map(([f]) => f)]),
+const DEVICE_FIELDS = new Map<string, string[]>(
+  replicatedResources.map((r) => [r.collection, Object.entries(r.fields).filter(([, { meta }]) => meta.owner !== 'server').map(([f]) => f)]),
 );
 
 /**

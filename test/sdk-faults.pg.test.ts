@@ -168,7 +168,8 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
       [() => c.patch('stockLevels', 'any', { quantity: 5 }), /stockLevels documents cannot be changed/],
       [() => c.remove('stockMovements', 'any'), /stockMovements documents cannot be deleted/],
       [() => c.patch('services', 'no-such-visit', { notes: 'x' }), /services no-such-visit is not in the local replica/],
-      [() => c.patch('nothing', 'x', {}), /nothing documents cannot be changed/],
+      // A JavaScript app's typo, which TypeScript would have caught.
+      [() => c.patch('nothing' as 'services', 'x', {}), /nothing documents cannot be changed/],
     ] as const) {
       await expect(call()).rejects.toThrow(pattern);
     }

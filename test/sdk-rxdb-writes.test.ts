@@ -78,8 +78,8 @@ describe('writes made the RxDB way sync like the actions', () => {
     await services.bulkUpsert([bulkUpserted, { ...(await services.findOne(existing[1]!.id).exec())!.toMutableJSON(), notes: 'bulkUpsert existing' }]);
     await (await services.findOne(existing[2]!.id).exec())!.patch({ notes: 'patch' });
     await (await services.findOne(existing[3]!.id).exec())!.incrementalPatch({ notes: 'incrementalPatch' });
-    await (await services.findOne(existing[4]!.id).exec())!.modify((d: Record<string, unknown>) => ({ ...d, notes: 'modify' }));
-    await (await customers.findOne(customerId).exec())!.incrementalModify((d: Record<string, unknown>) => ({ ...d, notes: 'incrementalModify' }));
+    await (await services.findOne(existing[4]!.id).exec())!.modify((d) => ({ ...d, notes: 'modify' }));
+    await (await customers.findOne(customerId).exec())!.incrementalModify((d) => ({ ...d, notes: 'incrementalModify' }));
     await (await services.findOne(inserted.id).exec())!.remove();
     await services.bulkRemove([existing[5]!.id]);
     // inserted then removed (never seen by the server: nothing to send), 2 bulk, 2 upserts, 2 bulkUpserts,
@@ -120,7 +120,8 @@ describe('writes made the RxDB way sync like the actions', () => {
     await c.sync.awaitInSync();
     const services = c.db.collections.services!;
     const bad = { ...visit('bad'), notes: 42 };
-    const insertError = await services.insert(bad).catch((e: unknown) => e);
+    // The app's own types would catch this; a JavaScript app's would not, and the SDK must.
+    const insertError = await services.insert(bad as never).catch((e: unknown) => e);
     expect(insertError).toBeInstanceOf(PoolClientError);
     expect((insertError as Error).message).toMatch(/^insert into services: notes/);
     const actionError = await c.recordVisit({ customerId, notes: 42 as never }).catch((e: unknown) => e);
@@ -140,7 +141,7 @@ describe('writes made the RxDB way sync like the actions', () => {
       c.db.collections.stockLevels!.insert({ id: crypto.randomUUID(), itemId: 'i', locationId: 'l', quantity: 5, createdAt: new Date().toISOString(), updatedAt: new Date().toISOString() }),
     ).rejects.toThrow(/stockLevels documents cannot be added on a device; levels follow from stock movements: use useStock or transferStock/);
     const movements = c.db.collections.stockMovements!;
-    const movement = { id: crypto.randomUUID(), itemId: 'item', locationId: 'loc', toLocationId: null, delta: -1, reason: 'USE', serviceId: null, note: null, createdById: null };
+    const movement = { id: crypto.randomUUID(), itemId: 'item', locationId: 'loc', toLocationId: null, delta: -1, reason: 'USE' as const, serviceId: null, note: null, createdById: null };
     await movements.insert(movement);
     await expect((await movements.findOne(movement.id).exec())!.incrementalPatch({ delta: -5 })).rejects.toThrow(/stockMovements documents cannot be changed on a device; a movement is never changed/);
     await expect(movements.bulkRemove([movement.id])).rejects.toThrow(/stockMovements documents cannot be deleted/);

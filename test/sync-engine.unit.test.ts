@@ -1,7 +1,7 @@
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import type { DocState, PullAnswer } from '../shared/index.js';
-import { createReplicaDatabase, type ReplicaDatabase } from '../client-sdk/replica/database.js';
+import { collectionByName, createReplicaDatabase, type ReplicaDatabase } from '../client-sdk/replica/database.js';
 import { Checkpoints } from '../client-sdk/replication/checkpoints.js';
 import { SyncEngine } from '../client-sdk/replication/engine.js';
 import { SyncFailure, type NextMove } from '../client-sdk/replication/failure.js';
@@ -68,7 +68,7 @@ describe('the sync engine, driven through its remote with a fake clock', () => {
     remote = new ScriptedRemote();
     const outbox = new Outbox(db.collections[OUTBOX] as unknown as RxCollection<OutboxEntry>);
     const lock = new WriteLock();
-    const collection = (name: string) => db.collections[name]!;
+    const collection = (name: string) => collectionByName(db, name)!;
     checkpoints = new Checkpoints(db);
     told.failed = [];
     told.succeeded = 0;

@@ -97,7 +97,7 @@ describe.each(engines)('live sync on %s', (engine) => {
     const endpoint = { baseUrl: server.url, token: tech, fetch: net.fetch };
     const db = await createReplicaDatabase(`rx${Math.random().toString(36).slice(2)}`, getRxStorageMemory());
     const stream = new LiveStream(endpoint, { collections: ['services', 'customers'], retryMs: 50, maxRetryMs: 200 });
-    const replications = ['services', 'customers'].map((name) =>
+    const replications = (['services', 'customers'] as const).map((name) =>
       replicateCollection(db.collections[name]!, { endpoint, stream, identifier: 'test', retryTime: 100 }),
     );
     const errors: unknown[] = [];

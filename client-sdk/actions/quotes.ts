@@ -43,6 +43,5 @@ export async function createQuote({ changes }: Replica, input: QuoteInput): Prom
     pdfKey: null,
     createdById: null,
   };
-  const { _deleted, ...quote } = await changes.insert('quotes', doc, 'createQuote');
-  return quote as unknown as Quote;
+  return changes.insert('quotes', doc, 'createQuote');
 }

@@ -15,8 +15,7 @@ async function requireKnown(db: ReplicaDatabase, collection: 'inventoryItems' | 
 }
 
 async function append({ changes }: Replica, movement: Omit<StockMovement, 'id' | 'createdAt' | 'updatedAt' | 'createdById'>, action: string) {
-  const { _deleted, ...doc } = await changes.insert('stockMovements', { ...movement, id: newId(), createdById: null }, action);
-  return doc as unknown as StockMovement;
+  return changes.insert('stockMovements', { ...movement, id: newId(), createdById: null }, action);
 }
 
 export async function useStock(replica: Replica, itemId: string, locationId: string, quantity: number, visitId: string | null = null) {

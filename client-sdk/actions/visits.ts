@@ -27,21 +27,17 @@ export async function recordVisit({ db, changes }: Replica, input: VisitInput): 
   if (typeof doc.customerId === 'string' && db.collections.customers && !(await db.collections.customers.findOne(doc.customerId).exec())) {
     throw notFound('Customer', doc.customerId);
   }
-  const { _deleted, ...visit } = await changes.insert('services', doc, 'recordVisit');
-  return visit as unknown as Service;
+  return changes.insert('services', doc, 'recordVisit');
 }
 
 export async function updateVisit({ changes }: Replica, id: string, patch: VisitInput): Promise<Service> {
   const { readings, ...fields } = patch;
-  const next = await changes
-    .update('services', id, 'updateVisit', (state) => {
-      const current = state as unknown as Service;
+  return changes
+    .update('services', id, 'updateVisit', (current) => {
       const readingsPatch = readings === undefined ? {} : { chemicalReadings: readings === null ? null : readingsOf({ ...current.chemicalReadings, ...readings }) };
-      return { ...state, ...fields, ...readingsPatch };
+      return { ...fields, ...readingsPatch };
     })
     .catch(rethrowNotFound('Visit', id));
-  const { _deleted, ...visit } = next;
-  return visit as unknown as Service;
 }
 
 /** The replica names a missing document by its collection; actions name it as the app knows it. */
@@ -71,10 +67,7 @@ export async function addVisitPhoto({ db, changes }: Replica, visitId: string, b
     failure: null,
   });
   await changes
-    .update('services', visitId, 'addVisitPhoto', (state) => {
-      const photos = [...((state as unknown as Service).photos ?? []), { id, url: null, caption, contentType: null, size: null, takenAt }];
-      return { ...state, photos };
-    })
+    .update('services', visitId, 'addVisitPhoto', (current) => ({ photos: [...(current.photos ?? []), { id, url: null, caption, contentType: null, size: null, takenAt }] }))
     .catch(rethrowNotFound('Visit', visitId));
   return id;
 }

@@ -1,3 +1,4 @@
+import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { Call, expectedWithin } from '../replication/call.js';
 
 /**
@@ -15,8 +16,11 @@ export class ApiError extends Error {
   }
 }
 
+/** An operation's text, typed with its answer and variables (generated from the app's `operations.graphql`). */
+export type Operation<R, V> = DocumentTypeDecoration<R, V> & { toString(): string };
+
 export interface Api {
-  graphql<T = any>(query: string, variables?: Record<string, unknown>): Promise<T>;
+  graphql<R, V>(operation: Operation<R, V>, variables?: V): Promise<R>;
   rest<T = any>(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   /** multipart/form-data POST of one file (and text fields), as the upload endpoints take it. */
   upload<T = any>(path: string, file: Blob, fields?: Record<string, string>): Promise<T>;
@@ -52,14 +56,14 @@ export function createApi(baseUrl: string, token: string): Api {
     throw new ApiError(error.message ?? `The server answered ${response.status}`, error.code ?? `HTTP_${response.status}`);
   }
   return {
-    async graphql(query, variables) {
-      const body = await send<ErrorBody & { data?: any }>('/graphql', {
+    async graphql<R, V>(operation: Operation<R, V>, variables?: V): Promise<R> {
+      const body = await send<ErrorBody & { data?: R }>('/graphql', {
         method: 'POST',
         headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
-        body: JSON.stringify({ query, variables }),
+        body: JSON.stringify({ query: operation.toString(), variables }),
       });
       const first = body.errors?.[0];
-      if (first) throw new ApiError(first.message, first.extensions?.code ?? 'ERROR');
+      if (first || body.data === undefined) throw new ApiError(first?.message ?? 'The server answered without data', first?.extensions?.code ?? 'ERROR');
       return body.data;
     },
     rest: (method, path, body, extra = {}) =>

@@ -51,7 +51,7 @@ export interface ReadingView {
 }
 
 /** The readings a visit has, in a fixed order, each marked when out of range. */
-export function readingsOf(readings: ChemicalReading | null | undefined): ReadingView[] {
+export function readingsOf(readings: Partial<ChemicalReading> | null | undefined): ReadingView[] {
   if (!readings) return [];
   const views: ReadingView[] = [];
   for (const [field, range] of Object.entries(READING_RANGES) as [keyof ChemicalReading, NonNullable<(typeof READING_RANGES)[keyof ChemicalReading]>][]) {

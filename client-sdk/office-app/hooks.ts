@@ -1,5 +1,9 @@
 import { createContext, useCallback, useContext, useEffect, useState } from 'react';
 import type { Observable } from 'rxjs';
+import type { CollectionName, DocumentOf } from '../../shared/index.js';
+import type { MangoQuerySelector } from 'rxdb';
+import { collectionOf, documentOf, type ReplicaDocument } from '../replica/database.js';
+import type { Operation } from './api.js';
 import type { Session } from './session.js';
 
 /** The signed-in session, for every screen under the shell. */
@@ -24,19 +28,17 @@ export function useObservable<T>(make: () => Observable<T> | null, initial: T, d
   return value;
 }
 
-type MangoSelector = Record<string, unknown>;
-
 /**
  * Live documents of a replica collection matching a Mango selector (RxDB re-runs the query on
  * every local write and every synced change), as plain objects. `null` until the first result.
  */
-export function useDocs<T>(collection: string, selector: MangoSelector | null, deps: unknown[]): T[] | null {
+export function useDocs<C extends CollectionName>(collection: C, selector: MangoQuerySelector<ReplicaDocument<C>> | null, deps: unknown[]): DocumentOf<C>[] | null {
   const { client } = useSession();
-  const [docs, setDocs] = useState<T[] | null>(null);
+  const [docs, setDocs] = useState<DocumentOf<C>[] | null>(null);
   useEffect(() => {
-    const c = client.db.collections[collection];
+    const c = collectionOf(client.db, collection);
     if (!c || !selector) return setDocs(null);
-    const subscription = c.find({ selector }).$.subscribe((found) => setDocs(found.map((d) => d.toJSON() as T)));
+    const subscription = c.find({ selector }).$.subscribe((found) => setDocs(found.map((d) => documentOf(collection, d.toJSON()))));
     return () => subscription.unsubscribe();
     // `deps` stand for the selector (a new object every render would re-run the query each time).
   }, [client, collection, ...deps]);
@@ -44,13 +46,13 @@ export function useDocs<T>(collection: string, selector: MangoSelector | null, d
 }
 
 /** One live document by id; `undefined` while loading, `null` when the replica has none. */
-export function useDoc<T>(collection: string, id: string | null): T | null | undefined {
+export function useDoc<C extends CollectionName>(collection: C, id: string | null): DocumentOf<C> | null | undefined {
   const { client } = useSession();
-  const [doc, setDoc] = useState<T | null | undefined>(undefined);
+  const [doc, setDoc] = useState<DocumentOf<C> | null | undefined>(undefined);
   useEffect(() => {
-    const c = client.db.collections[collection];
+    const c = collectionOf(client.db, collection);
     if (!c || !id) return setDoc(null);
-    const subscription = c.findOne(id).$.subscribe((d) => setDoc(d ? (d.toJSON() as T) : null));
+    const subscription = c.findOne(id).$.subscribe((d) => setDoc(d ? documentOf(collection, d.toJSON()) : null));
     return () => subscription.unsubscribe();
   }, [client, collection, id]);
   return doc;
@@ -64,15 +66,15 @@ export interface Loaded<T> {
 }
 
 /** A GraphQL query's answer, fetched again when `deps` change or `reload()` is called. */
-export function useGraphQL<T>(query: string | null, variables: Record<string, unknown> | undefined, deps: unknown[]): Loaded<T> {
+export function useGraphQL<R, V>(operation: Operation<R, V> | null, variables: V | undefined, deps: unknown[]): Loaded<R> {
   const { api } = useSession();
   const [round, setRound] = useState(0);
-  const [state, setState] = useState<{ data: T | null; error: string | null; loading: boolean }>({ data: null, error: null, loading: true });
+  const [state, setState] = useState<{ data: R | null; error: string | null; loading: boolean }>({ data: null, error: null, loading: true });
   useEffect(() => {
-    if (!query) return;
+    if (!operation) return;
     let current = true;
     setState((s) => ({ ...s, loading: true }));
-    api.graphql<T>(query, variables).then(
+    api.graphql(operation, variables).then(
       (data) => current && setState({ data, error: null, loading: false }),
       (error: Error) => current && setState((s) => ({ data: s.data, error: error.message, loading: false })),
     );
@@ -80,7 +82,7 @@ export function useGraphQL<T>(query: string | null, variables: Record<string, un
       current = false;
     };
     // `deps` stand for the variables (a new object every render would fetch each time).
-  }, [api, query, round, ...deps]);
+  }, [api, operation, round, ...deps]);
   const reload = useCallback(() => setRound((r) => r + 1), []);
   return { ...state, reload };
 }

@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { Service } from '../../shared/index.js';
+import { OfficePhotoLinksDocument } from './graphql/operations.generated.js';
 import { useSession } from './hooks.js';
 
 /**
@@ -7,12 +7,15 @@ import { useSession } from './hooks.js';
  * stored); the links come from the server for the photos whose bytes have arrived (`size` set),
  * asked again whenever that set changes. Offline there are none, and screens say so.
  */
-const LINKS = `query OfficePhotoLinks($ids: [ID!], $first: Int!) {
-  infiniteServices(first: $first, selector: {filters: {id: {in: $ids}}}) { edges { node { id photos { id url } } } }
-}`;
 const PAGE = 100;
 
-export function usePhotoLinks(visits: readonly Service[] | null): Map<string, string> {
+/** What the links are asked for: a visit and its photos' ids, `size` set once the bytes arrived. */
+interface VisitPhotos {
+  id: string;
+  photos: readonly { id: string; size: number | null }[];
+}
+
+export function usePhotoLinks(visits: readonly VisitPhotos[] | null): Map<string, string> {
   const { api } = useSession();
   const [links, setLinks] = useState(() => new Map<string, string>());
   const withPhotos = (visits ?? []).filter((v) => v.photos.some((p) => p.size != null));
@@ -23,7 +26,7 @@ export function usePhotoLinks(visits: readonly Service[] | null): Map<string, st
     const ids = withPhotos.map((v) => v.id);
     const pages = [];
     for (let i = 0; i < ids.length; i += PAGE) pages.push(ids.slice(i, i + PAGE));
-    Promise.all(pages.map((page) => api.graphql<Answer>(LINKS, { ids: page, first: PAGE }))).then(
+    Promise.all(pages.map((page) => api.graphql(OfficePhotoLinksDocument, { ids: page, first: PAGE }))).then(
       (answers) => {
         if (!current) return;
         const next = new Map<string, string>();
@@ -42,6 +45,3 @@ export function usePhotoLinks(visits: readonly Service[] | null): Map<string, st
   return links;
 }
 
-interface Answer {
-  infiniteServices: { edges: { node: { id: string; photos: { id: string; url: string | null }[] } }[] };
-}

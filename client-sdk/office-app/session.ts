@@ -1,5 +1,6 @@
 import { createPoolClient, type PoolClient } from '../index.js';
 import { ApiError, createApi, type Api } from './api.js';
+import { OfficeViewerDocument, type OfficeViewerQuery } from './graphql/operations.generated.js';
 
 /**
  * Signing in: a token pasted once and kept in this browser (localStorage), checked against the
@@ -9,11 +10,7 @@ import { ApiError, createApi, type Api } from './api.js';
 const TOKEN_KEY = 'pool-office-token';
 const VIEWER_KEY = 'pool-office-viewer';
 
-export interface Viewer {
-  role: 'ADMIN' | 'OFFICE' | 'TECHNICIAN' | 'API';
-  user: { id: string; name: string };
-  organization: { id: string; name: string; logo: string | null };
-}
+export type Viewer = OfficeViewerQuery['viewer'];
 
 export interface Session {
   token: string;
@@ -21,8 +18,6 @@ export interface Session {
   api: Api;
   client: PoolClient;
 }
-
-const VIEWER = `query OfficeViewer { viewer { role user { id name } organization { id name logo } } }`;
 
 export function storedToken(): string | null {
   return localStorage.getItem(TOKEN_KEY);
@@ -42,7 +37,7 @@ export async function openSession(token: string): Promise<Session> {
 
 async function whoIs(api: Api, token: string): Promise<Viewer> {
   try {
-    return (await api.graphql<{ viewer: Viewer }>(VIEWER)).viewer;
+    return (await api.graphql(OfficeViewerDocument)).viewer;
   } catch (error) {
     if (error instanceof ApiError && error.code === 'UNAUTHENTICATED') {
       forget();

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { OfficeTechniciansDocument } from './graphql/operations.generated.js';
 import { useSession } from './hooks.js';
 
 /**
@@ -18,7 +19,7 @@ export function useTechnicians(): Technician[] {
   const [technicians, setTechnicians] = useState<Technician[]>(() => JSON.parse(localStorage.getItem(key) ?? '[]') as Technician[]);
   useEffect(() => {
     let current = true;
-    api.graphql<{ users: Technician[] }>(`query OfficeTechnicians { users(role: TECHNICIAN) { id name } }`).then(
+    api.graphql(OfficeTechniciansDocument).then(
       ({ users }) => {
         if (!current) return;
         localStorage.setItem(key, JSON.stringify(users));

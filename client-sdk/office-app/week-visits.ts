@@ -1,5 +1,5 @@
 import { useEffect, useMemo, useState } from 'react';
-import type { Customer, Service } from '../../shared/index.js';
+import { OfficeBoardRangeDocument, type OfficeBoardRangeQuery } from './graphql/operations.generated.js';
 import { useDocs, useSession } from './hooks.js';
 
 /**
@@ -15,23 +15,15 @@ import { useDocs, useSession } from './hooks.js';
  * the server fails at once and the board waits for the replica.
  */
 const PAGE = 100;
-const RANGE = `query OfficeBoardRange($from: DateTime!, $to: DateTime!, $after: String) {
-  infiniteServices(first: ${PAGE}, after: $after, sort: {field: START_TIME, direction: ASC}, selector: {filters: {startTime: {gte: $from, lt: $to}}}) {
-    edges { node {
-      id customerId typeId newTechnicianId startTime endTime updatedAt
-      chemicalReadings { freeChlorine ph totalAlkalinity calciumHardness cyanuricAcid salt temperature }
-      photos { id url caption size }
-      customer { id firstName lastName streetAddress city state zipCode }
-    } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
 
-type ServerVisit = Service & { customer: Customer | null };
+type ServerVisit = OfficeBoardRangeQuery['infiniteServices']['edges'][number]['node'];
+/** A visit as the board shows it: the fields the server's range selects, which a replica visit has too. */
+export type BoardVisit = Omit<ServerVisit, 'customer'>;
+export type BoardCustomer = NonNullable<ServerVisit['customer']>;
 
 export interface WeekVisits {
-  visits: Service[] | null;
-  customers: Map<string, Customer>;
+  visits: BoardVisit[] | null;
+  customers: Map<string, BoardCustomer>;
   source: 'replica' | 'server' | null;
 }
 
@@ -41,16 +33,16 @@ export function useRangeVisits(from: string, to: string): WeekVisits {
   const range = `${from}|${to}`;
   const [askedFor, setAskedFor] = useState<string | null>(null);
   const replicaAsked = askedFor === range;
-  const local = useDocs<Service>('services', replicaAsked ? { startTime: { $gte: from, $lt: to } } : null, [from, to, replicaAsked]);
+  const local = useDocs('services', replicaAsked ? { startTime: { $gte: from, $lt: to } } : null, [from, to, replicaAsked]);
   const early = useServerRange(from, to, local === null, () => setAskedFor(range));
   useEffect(() => {
     const timer = setTimeout(() => setAskedFor(range), SERVER_HEAD_START_MS);
     return () => clearTimeout(timer);
   }, [range]);
   const customerIds = useMemo(() => [...new Set((local ?? []).flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort(), [local]);
-  const localCustomers = useDocs<Customer>('customers', local ? { id: { $in: customerIds } } : null, [customerIds.join()]);
+  const localCustomers = useDocs('customers', local ? { id: { $in: customerIds } } : null, [customerIds.join()]);
   return useMemo(() => {
-    if (local) return { visits: local, customers: new Map((localCustomers ?? []).map((c) => [c.id, c])), source: 'replica' };
+    if (local) return { visits: local, customers: new Map((localCustomers ?? []).map((c) => [c.id, c] as const)), source: 'replica' };
     if (early) {
       const customers = new Map(early.flatMap((v) => (v.customer ? [[v.customer.id, v.customer] as const] : [])));
       return { visits: early, customers, source: 'server' };
@@ -74,7 +66,7 @@ function useServerRange(from: string, to: string, wanted: boolean, settled: () =
       const all: ServerVisit[] = [];
       let after: string | null = null;
       do {
-        const page: RangePage = await api.graphql<RangePage>(RANGE, { from: start, to: end, after });
+        const page: OfficeBoardRangeQuery = await api.graphql(OfficeBoardRangeDocument, { from: start, to: end, first: PAGE, after });
         all.push(...page.infiniteServices.edges.map((e) => e.node));
         after = page.infiniteServices.pageInfo.hasNextPage ? page.infiniteServices.pageInfo.endCursor : null;
       } while (after && current);
@@ -100,8 +92,4 @@ function daysOf(from: string, to: string): [string, string][] {
     start = end;
   }
   return days;
-}
-
-interface RangePage {
-  infiniteServices: { edges: { node: ServerVisit }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
 }

@@ -1,10 +1,10 @@
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBLocalDocumentsPlugin } from 'rxdb/plugins/local-documents';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
-import { replicatedResources, rxSchemaOf, syncRule } from '../../shared/index.js';
-import { OUTBOX, outboxMigrations, outboxSchema } from '../replication/outbox.js';
+import { replicatedResources, rxSchemaOf, syncRule, withNullsLeftOut, type CollectionName, type DocumentOf } from '../../shared/index.js';
+import { OUTBOX, outboxMigrations, outboxSchema, type OutboxEntry } from '../replication/outbox.js';
 import { capturingStorage, type WriteCapture } from './capture.js';
-import { PHOTO_QUEUE, photoQueueSchema } from '../uploads/photo-queue.js';
+import { PHOTO_QUEUE, photoQueueSchema, type QueuedPhoto } from '../uploads/photo-queue.js';
 
 /**
  * The device replica: one RxDB collection per replicated resource (schemas derived from shared/),
@@ -12,11 +12,51 @@ import { PHOTO_QUEUE, photoQueueSchema } from '../uploads/photo-queue.js';
  * Twelve collections at most, under RxDB's open-source limit of 13 per process; a client may open
  * fewer (`collections`). Pull checkpoints live in the database's local documents.
  */
-export type ReplicaCollections = Record<string, RxCollection>;
+/** Fields whose value may be null: the RxDB schema does not require them. */
+type NullableKeys<T> = { [K in keyof T]: null extends T[K] ? K : never }[keyof T];
+/**
+ * A document of a synced collection as RxDB holds it: the resource's fields, those that may be null
+ * also left out, and the timestamps the SDK stamps on every local write (and the server on push).
+ */
+export type ReplicaDocument<C extends CollectionName> = Omit<DocumentOf<C>, NullableKeys<DocumentOf<C>> | 'createdAt' | 'updatedAt'> &
+  Partial<Pick<DocumentOf<C>, NullableKeys<DocumentOf<C>> | 'createdAt' | 'updatedAt'>>;
+
+export type SyncedCollections = { [C in CollectionName]?: RxCollection<ReplicaDocument<C>> };
+/** Each collection typed by its name: `db.collections.services` holds `Service` documents (absent if not opened). */
+export type ReplicaCollections = SyncedCollections & { [OUTBOX]: RxCollection<OutboxEntry>; [PHOTO_QUEUE]: RxCollection<QueuedPhoto> };
 export type ReplicaDatabase = RxDatabase<ReplicaCollections>;
 
 /** The replicated collection names, in dependency order. */
-export const COLLECTION_NAMES = replicatedResources.map((r) => r.collection!);
+export const COLLECTION_NAMES: readonly CollectionName[] = replicatedResources.map((r) => r.collection);
+
+/**
+ * A synced collection by a name known only at run time, as the sync engine handles every one of
+ * them alike (its documents as the protocol's states; their types are the app's business).
+ */
+export function collectionByName(db: ReplicaDatabase, name: string): RxCollection | undefined {
+  return isCollectionName(name) ? (db.collections[name] as RxCollection | undefined) : undefined;
+}
+
+/** A synced collection by its name, typed by it: `collectionOf(db, 'services')` holds `Service` documents. */
+export function collectionOf<C extends CollectionName>(db: ReplicaDatabase, name: C): RxCollection<ReplicaDocument<C>> | undefined {
+  return (db.collections as SyncedCollections)[name] as RxCollection<ReplicaDocument<C>> | undefined;
+}
+
+const resourceByCollection = new Map(replicatedResources.map((r) => [r.collection, r]));
+
+/**
+ * A replica document as the app reads it: its resource's fields, each nullable one the replica
+ * leaves out given as null, so the value is the resource's own type. The one place a stored state
+ * is taken for its collection's type: every state of a synced collection was checked against its
+ * resource before it was written (the SDK's own writes) or sent (the server's).
+ */
+export function documentOf<C extends CollectionName>(collection: C, stored: object): DocumentOf<C> {
+  return withNullsLeftOut(resourceByCollection.get(collection)!, stored as Readonly<Record<string, unknown>> & { id: string }) as DocumentOf<C>;
+}
+
+export function isCollectionName(name: string): name is CollectionName {
+  return (COLLECTION_NAMES as readonly string[]).includes(name);
+}
 
 /** Collections a device only reads: the server's alone to write (shared/sync/rules.ts). */
 export const READ_ONLY_COLLECTIONS: ReadonlySet<string> = new Set(COLLECTION_NAMES.filter((c) => syncRule(c)?.kind === 'readonly'));
@@ -35,7 +75,7 @@ export async function createReplicaDatabase(
   collections: readonly string[] = COLLECTION_NAMES,
   capture?: () => WriteCapture | null,
 ): Promise<ReplicaDatabase> {
-  const unknown = collections.filter((c) => !COLLECTION_NAMES.includes(c));
+  const unknown = collections.filter((c) => !isCollectionName(c));
   if (unknown.length) throw new Error(`Unknown collections: ${unknown.join(', ')}`);
   // allowSlowCount: the photo queue counts its waiting photos by a nullable field, which no index
   // can hold; IndexedDB storage refuses such a count unless allowed (a browser test caught it).
@@ -48,9 +88,9 @@ export async function createReplicaDatabase(
     allowSlowCount: true,
     localDocuments: true,
   });
-  const wanted = replicatedResources.filter((r) => collections.includes(r.collection!));
+  const wanted = replicatedResources.filter((r) => collections.includes(r.collection));
   await db.addCollections({
-    ...Object.fromEntries(wanted.map((r) => [r.collection!, { schema: rxSchemaOf(r) as never }])),
+    ...Object.fromEntries(wanted.map((r) => [r.collection, { schema: rxSchemaOf(r) as never }])),
     [OUTBOX]: { schema: outboxSchema as never, migrationStrategies: outboxMigrations as never },
     [PHOTO_QUEUE]: { schema: photoQueueSchema as never },
   });

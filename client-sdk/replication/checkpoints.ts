@@ -1,4 +1,4 @@
-import type { RxDatabase } from 'rxdb';
+import type { ReplicaDatabase } from '../replica/database.js';
 
 /**
  * Each collection's pull position (the `seq` of the last change applied), kept in the replica's
@@ -7,7 +7,7 @@ import type { RxDatabase } from 'rxdb';
 export class Checkpoints {
   private readonly cache = new Map<string, number>();
 
-  constructor(private readonly db: RxDatabase) {}
+  constructor(private readonly db: ReplicaDatabase) {}
 
   async get(collection: string): Promise<number> {
     const cached = this.cache.get(collection);

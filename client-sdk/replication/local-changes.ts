@@ -1,6 +1,7 @@
 import type { BulkWriteRow, RxCollection, RxDocumentData, RxStorageBulkWriteResponse } from 'rxdb';
-import { describeIssues, deviceMayWrite, recordValidator, replicatedResources, type DeviceWrite } from '../../shared/index.js';
+import { describeIssues, deviceMayWrite, recordValidator, replicatedResources, type CollectionName, type DeviceWrite, type DocumentOf } from '../../shared/index.js';
 import { badInput, notFound } from '../errors.js';
+import { documentOf } from '../replica/database.js';
 import { Outbox, outboxKey, type OutboxEntry } from './outbox.js';
 import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
 import type { WriteLock } from './write-lock.js';
@@ -16,6 +17,9 @@ import type { WriteLock } from './write-lock.js';
  * is unchanged, which the next push sends as it is stored (harmless). The first change to a
  * document keeps the server state it was made on as the entry's base.
  */
+/** What an insert gives: the document's own fields (the timestamps are stamped here, the server's own fields on push). */
+export type NewDocument<C extends CollectionName> = Partial<DocumentOf<C>> & { id: string };
+
 export interface Change {
   /** The stored state before the change (null: none, or never stored). */
   current: DocState | null;
@@ -23,7 +27,7 @@ export interface Change {
   state: DocState;
 }
 
-const resourceOf = new Map(replicatedResources.map((r) => [r.collection!, r]));
+const resourceOf = new Map<string, (typeof replicatedResources)[number]>(replicatedResources.map((r) => [r.collection, r]));
 const WHAT_INSTEAD: Record<string, string> = {
   stockLevels: 'levels follow from stock movements: use useStock or transferStock',
   stockMovements: 'a movement is never changed: record a new one with useStock or transferStock',
@@ -46,27 +50,29 @@ export class LocalChanges {
   ) {}
 
   /** Adds a document made on the device. `action` names the change in errors. */
-  insert(collection: string, doc: DocState, action: string): Promise<DocState> {
+  async insert<C extends CollectionName>(collection: C, doc: NewDocument<C>, action: string): Promise<DocumentOf<C>> {
     assertDeviceMay('insert', collection, action);
-    return this.change(collection, doc.id, action, (current) => {
+    const state = await this.change(collection, doc.id, action, (current) => {
       if (current && !current._deleted) throw badInput(`${collection} ${doc.id} exists already`);
       return { ...doc, _deleted: false };
     });
+    return documentOf(collection, state);
   }
 
-  /** Changes a document the replica holds; `next` receives its current state. */
-  update(collection: string, id: string, action: string, next: (current: DocState) => DocState): Promise<DocState> {
+  /** Changes a document the replica holds: `next` receives it and returns the fields that change. */
+  async update<C extends CollectionName>(collection: C, id: string, action: string, next: (current: DocumentOf<C>) => Partial<DocumentOf<C>>): Promise<DocumentOf<C>> {
     assertDeviceMay('change', collection, action);
-    return this.change(collection, id, action, (current) => {
+    const state = await this.change(collection, id, action, (current) => {
       if (!current || current._deleted) throw notFound(collection, id);
-      return { ...next(current), id, _deleted: false };
+      return { ...current, ...next(documentOf(collection, current)), id, _deleted: false };
     });
+    return documentOf(collection, state);
   }
 
   /** Deletes a document (the tombstone replicates). */
-  remove(collection: string, id: string, action: string): Promise<DocState> {
+  async remove(collection: CollectionName, id: string, action: string): Promise<void> {
     assertDeviceMay('delete', collection, action);
-    return this.change(collection, id, action, (current) => {
+    await this.change(collection, id, action, (current) => {
       if (!current || current._deleted) throw notFound(collection, id);
       return { ...current, _deleted: true };
     });

@@ -1,3 +1,5 @@
+import type { RecordOf } from '../schema/resource.js';
+
 /** Every resource, in dependency order. Adding one here makes it appear in every derived form. */
 import { appointmentResource } from './appointment.js';
 import { customerQuotedPriceResource, customerResource } from './customer.js';
@@ -31,8 +33,16 @@ export const resources = [
   stockMovementResource,
 ] as const;
 
-/** The resources that replicate to devices (one RxDB collection each). */
-export const replicatedResources = resources.filter((r) => r.collection !== null);
+type AnyResource = (typeof resources)[number];
+/** A resource that replicates to devices. */
+export type ReplicatedResource = Extract<AnyResource, { collection: string }>;
+/** The name of a replicated collection, e.g. 'services'. */
+export type CollectionName = ReplicatedResource['collection'];
+/** The document type of a replicated collection: `DocumentOf<'services'>` is `Service`. */
+export type DocumentOf<C extends CollectionName> = RecordOf<Extract<ReplicatedResource, { collection: C }>>;
+
+/** The resources that replicate to devices (one RxDB collection each), in dependency order. */
+export const replicatedResources: readonly ReplicatedResource[] = resources.filter((r): r is ReplicatedResource => r.collection !== null);
 
 export * from './appointment.js';
 export * from './chemistry.js';

@@ -11,7 +11,7 @@ import { f, type FieldMap, type FieldMeta, type InferFields } from './fields.js'
  *   })
  *   export type Tax = RecordOf<typeof taxResource>   // { id, name, rate, createdAt, updatedAt }
  */
-export interface ResourceDef<F extends FieldMap = FieldMap> {
+export interface ResourceDef<F extends FieldMap = FieldMap, C extends string | null = string | null> {
   /** GraphQL type name. */
   readonly name: string;
   /** SQL table; every table also carries org_id. */
@@ -20,7 +20,7 @@ export interface ResourceDef<F extends FieldMap = FieldMap> {
    * RxDB collection name when the resource replicates to devices, else null. Replicated tables
    * carry the change-feed columns (_seq, _deleted, updated_at) kept by the trigger in migrations.
    */
-  readonly collection: string | null;
+  readonly collection: C;
   readonly description?: string;
   /** Every stored field, including the base fields id, createdAt, updatedAt. */
   readonly fields: F & typeof baseFields;
@@ -38,14 +38,15 @@ export const baseFields = {
   updatedAt: f.dateTime().owner('server').doc('Last change, set by the server on every write'),
 } as const;
 
-export function defineResource<F extends FieldMap>(def: {
+export function defineResource<F extends FieldMap, const C extends string | null>(def: {
   name: string;
   table: string;
-  collection: string | null;
+  /** Kept as its literal type: the SDK's collections are typed by name (`DocumentOf<'services'>`). */
+  collection: C;
   description?: string;
   fields: F;
   relations?: Record<string, string>;
-}): ResourceDef<F> {
+}): ResourceDef<F, C> {
   return {
     name: def.name,
     table: def.table,

@@ -1,4 +1,5 @@
 import type { PoolClient } from '../../client-sdk/index.js';
+import { collectionByName } from '../../client-sdk/replica/database.js';
 import { sampleFiles } from '../fixtures/files.js';
 
 /**
@@ -54,7 +55,7 @@ export interface ActionResult {
 type Doc = Record<string, any> & { id: string };
 
 async function live(client: PoolClient, collection: string, where: (d: Doc) => boolean = () => true): Promise<Doc[]> {
-  const docs = (await client.db.collections[collection]!.find().exec()).map((d) => d.toJSON() as Doc);
+  const docs = (await collectionByName(client.db, collection)!.find().exec()).map((d) => d.toJSON() as Doc);
   return docs.filter(where).sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
@@ -155,7 +156,7 @@ export async function performAction(client: PoolClient, a: ActionRequest): Promi
       const doc = customer && (await client.db.collections.customers!.findOne(customer.id).exec());
       if (!doc) return skip('no customer');
       const fields: Record<string, unknown> = { notes: `${a.label} rxdb customer notes` };
-      await doc.incrementalModify((d: Doc) => ({ ...d, ...fields }));
+      await doc.incrementalModify((d) => ({ ...d, ...fields }));
       return { done: true, writes: [{ collection: 'customers', id: customer.id, fields }] };
     }
     case 'rxdbDeleteVisit': {

@@ -1,6 +1,7 @@
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom } from 'rxjs';
 import { createPoolClient, PoolClientError, type PoolClient } from '../../client-sdk/index.js';
+import { collectionByName } from '../../client-sdk/replica/database.js';
 import { Checkpoints } from '../../client-sdk/replication/checkpoints.js';
 import { OUTBOX } from '../../client-sdk/replication/outbox.js';
 import { PHOTO_QUEUE } from '../../client-sdk/uploads/photo-queue.js';
@@ -57,7 +58,7 @@ async function close(): Promise<void> {
 
 async function dump(): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
-  for (const name of config!.collections) out[name] = (await client!.db.collections[name]!.find().exec()).map((d) => d.toJSON());
+  for (const name of config!.collections) out[name] = (await collectionByName(client!.db, name)!.find().exec()).map((d) => d.toJSON());
   return out;
 }
 

@@ -15,7 +15,14 @@ export function streamValve(decide: (block: string) => Decision) {
     const body = res.body.pipeThrough(new TextDecoderStream()).pipeThrough(
       new TransformStream<string, string>({
         start(out) {
-          deliver = (block) => out.enqueue(block);
+          // Held blocks go to the newest stream: one the SDK gave up (and so closed) takes nothing.
+          deliver = (block) => {
+            try {
+              out.enqueue(block);
+            } catch {
+              /* that stream is closed; the SDK pulls what it missed when it reconnects */
+            }
+          };
         },
         transform(chunk, out) {
           buffer += chunk;

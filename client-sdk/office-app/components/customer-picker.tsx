@@ -1,23 +1,23 @@
 import { useEffect, useId, useState } from 'react';
-import type { Customer } from '../../../shared/index.js';
+import { OfficeLookupDocument, type OfficeLookupQuery } from '../graphql/operations.generated.js';
 import { customerAddress, customerName } from '../format.js';
 import { useSession } from '../hooks.js';
 
+/** A customer as the lookup answers it. */
+export type PickedCustomer = OfficeLookupQuery['infiniteCustomerLookup']['edges'][number]['node'];
+
 /** Choosing a customer by typing: the server's search-as-you-type lookup, the first 8 matches. */
-export function CustomerPicker({ value, onChange }: { value: Customer | null; onChange: (c: Customer | null) => void }) {
+export function CustomerPicker({ value, onChange }: { value: PickedCustomer | null; onChange: (c: PickedCustomer | null) => void }) {
   const { api } = useSession();
   const id = useId();
   const [query, setQuery] = useState('');
-  const [matches, setMatches] = useState<Customer[]>([]);
+  const [matches, setMatches] = useState<PickedCustomer[]>([]);
   useEffect(() => {
     if (!query.trim() || value) return setMatches([]);
     let current = true;
     const timer = setTimeout(() => {
       api
-        .graphql<{ infiniteCustomerLookup: { edges: { node: Customer }[] } }>(
-          `query OfficeLookup($q: String!) { infiniteCustomerLookup(query: $q, first: 8) { edges { node { id firstName lastName streetAddress city state } } } }`,
-          { q: query },
-        )
+        .graphql(OfficeLookupDocument, { q: query })
         .then((r) => current && setMatches(r.infiniteCustomerLookup.edges.map((e) => e.node)), () => {});
     }, 150);
     return () => {

@@ -1,6 +1,6 @@
-import type { Organization } from '../../../shared/index.js';
 import type { SyncState } from '../../index.js';
 import { useDocs, useGraphQL, useObservable, useSession } from '../hooks.js';
+import { OfficeConflictCountDocument, OfficeLogoDocument } from '../graphql/operations.generated.js';
 import { href } from '../route.js';
 import { conflictsSeenSince } from '../screens/conflicts.js';
 import { time } from '../format.js';
@@ -21,10 +21,10 @@ const CONNECTION_WORDS: Record<SyncState, string> = {
 export function SyncBar({ onSignOut }: { onSignOut: () => void }) {
   const { client, viewer } = useSession();
   const status = useObservable(() => client.sync.status$, null, [client]);
-  const organization = useDocs<Organization>('organization', {}, [])?.[0];
-  const logo = useGraphQL<{ organization: { logo: string | null } }>(`query OfficeLogo { organization { logo } }`, undefined, [organization?.updatedAt]);
-  const conflicts = useGraphQL<{ syncConflicts: { edges: unknown[] } }>(
-    `query OfficeConflictCount($since: DateTime) { syncConflicts(filter: {since: $since}, first: 100) { edges { cursor } } }`,
+  const organization = useDocs('organization', {}, [])?.[0];
+  const logo = useGraphQL(OfficeLogoDocument, undefined, [organization?.updatedAt]);
+  const conflicts = useGraphQL(
+    OfficeConflictCountDocument,
     { since: conflictsSeenSince() },
     // Asked again at most once a minute of syncing (a busy organization syncs many times a minute).
     [status?.lastSyncedAt?.slice(0, 16)],

@@ -1,9 +1,9 @@
-import type { Customer, Service } from '../../../shared/index.js';
 import { customerAddress, customerName, readingsOf, time, visitStatus } from '../format.js';
 import { href } from '../route.js';
+import type { BoardCustomer, BoardVisit } from '../week-visits.js';
 
 /** One visit on the board: a link to its page that can also be dragged to another cell. */
-export function VisitCard(props: { visit: Service; customer: Customer | undefined; typeName: string | undefined; photoLinks: Map<string, string> }) {
+export function VisitCard(props: { visit: BoardVisit; customer: BoardCustomer | undefined; typeName: string | undefined; photoLinks: Map<string, string> }) {
   const { visit, customer, typeName, photoLinks } = props;
   const status = visitStatus(visit);
   const outOfRange = readingsOf(visit.chemicalReadings).filter((r) => r.outOfRange);

@@ -1,12 +1,11 @@
 import { Alert } from '../components/alert.js';
 import { useMemo, useState, type DragEvent } from 'react';
-import type { Service, ServiceType } from '../../../shared/index.js';
 import { VisitCard } from '../components/visit-card.js';
 import { addDays, day, sameDay, startOfWeek } from '../format.js';
 import { useAction, useDocs, useSession } from '../hooks.js';
 import { usePhotoLinks } from '../photo-links.js';
 import { useTechnicians } from '../technicians.js';
-import { useRangeVisits } from '../week-visits.js';
+import { useRangeVisits, type BoardVisit } from '../week-visits.js';
 
 /**
  * The dispatch board: visits per technician (columns) and day (rows), today or the whole week,
@@ -24,7 +23,7 @@ export function BoardScreen() {
   const from = days[0]!.toISOString();
   const to = addDays(days[days.length - 1]!, 1).toISOString();
   const { visits, customers: byId, source } = useRangeVisits(from, to);
-  const types = useDocs<ServiceType>('serviceTypes', {}, []);
+  const types = useDocs('serviceTypes', {}, []);
   const typeNames = useMemo(() => new Map((types ?? []).map((t) => [t.id, t.display])), [types]);
   const photoLinks = usePhotoLinks(visits);
   const move = useAction();
@@ -40,7 +39,7 @@ export function BoardScreen() {
     const id = event.dataTransfer.getData('text/x-visit-id');
     const visit = visits?.find((v) => v.id === id);
     if (!visit) return;
-    await move.run(() => client.patch<Service>('services', id, { newTechnicianId: technicianId || null, startTime: onDay(visit.startTime!, date) }));
+    await move.run(() => client.patch('services', id, { newTechnicianId: technicianId || null, startTime: onDay(visit.startTime!, date) }));
   }
 
   return (
@@ -123,7 +122,7 @@ export function onDay(iso: string, date: Date): string {
 }
 
 /** Technicians named by visits but not in the list (e.g. the list was not fetched yet, offline). */
-function unknownTechnicians(visits: Service[], known: { id: string }[]) {
+function unknownTechnicians(visits: BoardVisit[], known: { id: string }[]) {
   const ids = new Set(known.map((t) => t.id));
   const missing = [...new Set(visits.flatMap((v) => (v.newTechnicianId && !ids.has(v.newTechnicianId) ? [v.newTechnicianId] : [])))];
   return missing.map((id) => ({ id, name: `Technician ${id.slice(0, 6)}` }));

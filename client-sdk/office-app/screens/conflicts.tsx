@@ -1,6 +1,7 @@
 import { Loading } from '../components/loading.js';
 import { useState } from 'react';
 import { dateTime } from '../format.js';
+import { OfficeConflictsDocument } from '../graphql/operations.generated.js';
 import { useGraphQL } from '../hooks.js';
 import { href } from '../route.js';
 
@@ -15,44 +16,13 @@ export function conflictsSeenSince(): string | null {
   return localStorage.getItem(SEEN_KEY);
 }
 
-interface Conflict {
-  id: string;
-  collection: string;
-  documentId: string;
-  field: string;
-  keptValue: unknown;
-  lostValue: unknown;
-  rule: string;
-  pushedBy: string | null;
-  createdAt: string;
-}
-
-interface Quarantined {
-  id: string;
-  collection: string;
-  documentId: string;
-  document: unknown;
-  reason: string;
-  createdAt: string;
-}
-
-const LOG = `query OfficeConflicts {
-  syncConflicts(first: 100) { edges { node { id collection documentId field keptValue lostValue rule pushedBy createdAt } } }
-  syncQuarantine(first: 100) { edges { node { id collection documentId document reason createdAt } } }
-  users { id name }
-}`;
-
 /** Where a logged record opens, and what a person calls it. */
 const SCREEN_OF: Record<string, string> = { services: 'visit', customers: 'customer', quotes: 'quote' };
 const NAME_OF: Record<string, string> = { services: 'Visit', customers: 'Customer', quotes: 'Quote', inventoryItems: 'Item', inventoryLocations: 'Location', appointments: 'Appointment', stockMovements: 'Stock movement' };
 
 export function ConflictsScreen() {
   const [seen, setSeen] = useState(conflictsSeenSince());
-  const log = useGraphQL<{
-    syncConflicts: { edges: { node: Conflict }[] };
-    syncQuarantine: { edges: { node: Quarantined }[] };
-    users: { id: string; name: string }[];
-  }>(LOG, undefined, []);
+  const log = useGraphQL(OfficeConflictsDocument, undefined, []);
   const userName = (id: string | null) => log.data?.users.find((u) => u.id === id)?.name ?? 'unknown user';
   const markReviewed = () => {
     const now = new Date().toISOString();

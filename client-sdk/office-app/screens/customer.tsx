@@ -1,7 +1,8 @@
 import { useMemo } from 'react';
-import type { Customer, Quote, Service } from '../../../shared/index.js';
+import type { Service } from '../../../shared/index.js';
 import { TrendChart } from '../components/trend-chart.js';
 import { customerAddress, customerName, dateTime, money, readingsOf, visitStatus } from '../format.js';
+import { OfficeCustomerQuotedDocument } from '../graphql/operations.generated.js';
 import { useDoc, useDocs, useGraphQL } from '../hooks.js';
 import { href } from '../route.js';
 
@@ -10,23 +11,13 @@ import { href } from '../route.js';
  * visits, visit history, quotes and quoted prices. Everything but the quoted prices (which do not
  * replicate) comes from the replica and updates live.
  */
-const QUOTED = `query OfficeCustomerQuoted($id: ID) {
-  infiniteCustomers(first: 1, selector: {filters: {id: {eq: $id}}}) {
-    edges { node { id firstName lastName email phoneNumber streetAddress city state zipCode tags quotedPrices { id price serviceTypeDisplay } } }
-  }
-}`;
-
-interface QuotedAnswer {
-  infiniteCustomers: { edges: { node: Customer & { quotedPrices: { id: string; price: number; serviceTypeDisplay: string | null }[] } }[] };
-}
-
 export function CustomerScreen({ id }: { id: string }) {
-  const local = useDoc<Customer>('customers', id);
-  const server = useGraphQL<QuotedAnswer>(QUOTED, { id }, [id]);
+  const local = useDoc('customers', id);
+  const server = useGraphQL(OfficeCustomerQuotedDocument, { id }, [id]);
   const fromServer = server.data?.infiniteCustomers.edges[0]?.node;
   const customer = local ?? fromServer;
-  const visits = useDocs<Service>('services', { customerId: id }, [id]);
-  const quotes = useDocs<Quote>('quotes', { customerId: id }, [id]);
+  const visits = useDocs('services', { customerId: id }, [id]);
+  const quotes = useDocs('quotes', { customerId: id }, [id]);
   const history = useMemo(() => (visits ?? []).filter((v) => v.startTime).sort((a, b) => b.startTime!.localeCompare(a.startTime!)), [visits]);
   if (!customer) return <p className="loading">{server.error ?? 'Loading…'}</p>;
   return (
@@ -73,7 +64,7 @@ export function CustomerScreen({ id }: { id: string }) {
             <p>{server.error ? 'Not available offline.' : 'None.'}</p>
           ) : (
             <ul>
-              {fromServer.quotedPrices.map((p) => (
+              {fromServer.quotedPrices.flatMap((p) => (p ? [p] : [])).map((p) => (
                 <li key={p.id}>
                   {p.serviceTypeDisplay ?? 'Any service'}: {money(p.price)}
                 </li>

@@ -1,6 +1,6 @@
 import { Alert } from '../components/alert.js';
 import { useEffect, useState } from 'react';
-import type { Customer } from '../../../shared/index.js';
+import { OfficeCustomersDocument, type OfficeCustomersQuery } from '../graphql/operations.generated.js';
 import { Field } from '../components/field.js';
 import { customerAddress, customerName } from '../format.js';
 import { useSession } from '../hooks.js';
@@ -11,22 +11,12 @@ import { href } from '../route.js';
  * number of customers), a page of 25 at a time.
  */
 const PAGE = 25;
-const SEARCH = `query OfficeCustomers($search: String, $after: String) {
-  infiniteCustomers(first: ${PAGE}, after: $after, selector: {search: $search}) {
-    totalCount
-    edges { node { id firstName lastName streetAddress city state zipCode phoneNumber tags status } }
-    pageInfo { hasNextPage endCursor }
-  }
-}`;
-
-interface Page {
-  infiniteCustomers: { totalCount: number; edges: { node: Customer }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } };
-}
+type ListedCustomer = OfficeCustomersQuery['infiniteCustomers']['edges'][number]['node'];
 
 export function CustomersScreen() {
   const { api } = useSession();
   const [search, setSearch] = useState('');
-  const [rows, setRows] = useState<Customer[]>([]);
+  const [rows, setRows] = useState<ListedCustomer[]>([]);
   const [total, setTotal] = useState<number | null>(null);
   const [next, setNext] = useState<string | null>(null);
   const [error, setError] = useState<string | null>(null);
@@ -35,7 +25,7 @@ export function CustomersScreen() {
     let current = true;
     // Waits for a pause in typing, so each keystroke does not cost a request.
     const timer = setTimeout(() => {
-      api.graphql<Page>(SEARCH, { search: search.trim() || null }).then(
+      api.graphql(OfficeCustomersDocument, { search: search.trim() || null, first: PAGE }).then(
         ({ infiniteCustomers: page }) => {
           if (!current) return;
           setRows(page.edges.map((e) => e.node));
@@ -53,7 +43,7 @@ export function CustomersScreen() {
   }, [api, search]);
 
   async function more() {
-    const { infiniteCustomers: page } = await api.graphql<Page>(SEARCH, { search: search.trim() || null, after: next });
+    const { infiniteCustomers: page } = await api.graphql(OfficeCustomersDocument, { search: search.trim() || null, first: PAGE, after: next });
     setRows((r) => [...r, ...page.edges.map((e) => e.node)]);
     setNext(page.pageInfo.hasNextPage ? page.pageInfo.endCursor : null);
   }

@@ -2,8 +2,9 @@ import { Loading } from '../components/loading.js';
 import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useMemo, useState, type FormEvent } from 'react';
-import type { InventoryItem, InventoryLocation, StockLevel, StockMovement } from '../../../shared/index.js';
+import type { InventoryItem, InventoryLocation } from '../../../shared/index.js';
 import { dateTime, money } from '../format.js';
+import { OfficeTransferDocument } from '../graphql/operations.generated.js';
 import { useAction, useDocs, useSession } from '../hooks.js';
 
 /**
@@ -11,9 +12,9 @@ import { useAction, useDocs, useSession } from '../hooks.js';
  * and transfers between locations (through the server, which refuses a source holding too little).
  */
 export function InventoryScreen() {
-  const items = useDocs<InventoryItem>('inventoryItems', {}, []);
-  const locations = useDocs<InventoryLocation>('inventoryLocations', {}, []);
-  const levels = useDocs<StockLevel>('stockLevels', {}, []);
+  const items = useDocs('inventoryItems', {}, []);
+  const locations = useDocs('inventoryLocations', {}, []);
+  const levels = useDocs('stockLevels', {}, []);
   const [selected, setSelected] = useState<string | null>(null);
   const sortedItems = useMemo(() => [...(items ?? [])].sort((a, b) => a.name.localeCompare(b.name)), [items]);
   const sortedLocations = useMemo(() => [...(locations ?? [])].sort((a, b) => a.name.localeCompare(b.name)), [locations]);
@@ -76,7 +77,7 @@ export function InventoryScreen() {
 }
 
 function History({ item, locations }: { item: InventoryItem; locations: InventoryLocation[] }) {
-  const movements = useDocs<StockMovement>('stockMovements', { itemId: item.id }, [item.id]);
+  const movements = useDocs('stockMovements', { itemId: item.id }, [item.id]);
   const sorted = [...(movements ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt));
   const name = (id: string | null) => locations.find((l) => l.id === id)?.name ?? '';
   return (
@@ -108,8 +109,6 @@ function History({ item, locations }: { item: InventoryItem; locations: Inventor
   );
 }
 
-const TRANSFER = `mutation OfficeTransfer($input: TransferInventoryInput!) { transferInventory(input: $input) { success quantity } }`;
-
 function Transfer({ items, locations }: { items: InventoryItem[]; locations: InventoryLocation[] }) {
   const { api } = useSession();
   const [form, setForm] = useState({ itemId: '', fromLocationId: '', toLocationId: '', quantity: '1' });
@@ -119,7 +118,7 @@ function Transfer({ items, locations }: { items: InventoryItem[]; locations: Inv
   async function submit(event: FormEvent) {
     event.preventDefault();
     setDone(null);
-    const result = await transfer.run(() => api.graphql(TRANSFER, { input: { ...form, quantity: Number(form.quantity) } }));
+    const result = await transfer.run(() => api.graphql(OfficeTransferDocument, { input: { ...form, quantity: Number(form.quantity) } }));
     if (result) setDone(`Moved ${form.quantity} × ${items.find((i) => i.id === form.itemId)?.name}.`);
   }
   const options = (list: { id: string; name: string }[]) =>

@@ -1,8 +1,9 @@
 import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useRef } from 'react';
-import { QUOTE_TRANSITIONS, type Customer, type Quote, type QuoteStatus } from '../../../shared/index.js';
+import { QUOTE_TRANSITIONS, type QuoteStatus } from '../../../shared/index.js';
 import { customerName, dateTime, money } from '../format.js';
+import { OfficeQuotePdfDocument, OfficeQuoteStatusDocument } from '../graphql/operations.generated.js';
 import { useAction, useDoc, useGraphQL, useSession } from '../hooks.js';
 import { href } from '../route.js';
 
@@ -10,9 +11,6 @@ import { href } from '../route.js';
  * One quote: lines and totals as the server computed them, the moves its state allows
  * (DRAFT -> SENT -> ACCEPTED / DECLINED / EXPIRED), and its PDF.
  */
-const PDF = `query OfficeQuotePdf($id: ID!) { quote(selector: {id: $id}) { id pdfUrl } }`;
-const MOVE = `mutation OfficeQuoteStatus($id: ID!, $status: QuoteStatus!) { updateQuote(id: $id, input: {status: $status}) { id status acceptedAt } }`;
-
 const ACTION_LABELS: Record<QuoteStatus, string> = {
   DRAFT: 'Back to draft',
   SENT: 'Mark as sent',
@@ -23,15 +21,15 @@ const ACTION_LABELS: Record<QuoteStatus, string> = {
 
 export function QuoteScreen({ id }: { id: string }) {
   const { api } = useSession();
-  const quote = useDoc<Quote>('quotes', id);
-  const customer = useDoc<Customer>('customers', quote?.customerId ?? null);
-  const pdf = useGraphQL<{ quote: { pdfUrl: string | null } }>(PDF, { id }, [id, quote?.updatedAt]);
+  const quote = useDoc('quotes', id);
+  const customer = useDoc('customers', quote?.customerId ?? null);
+  const pdf = useGraphQL(OfficeQuotePdfDocument, { id }, [id, quote?.updatedAt]);
   const action = useAction();
   const file = useRef<HTMLInputElement>(null);
   if (quote === undefined) return <p className="loading">Loading…</p>;
   if (quote === null) return <p role="alert">This quote is not in the replica.</p>;
 
-  const move = (status: QuoteStatus) => action.run(() => api.graphql(MOVE, { id, status }));
+  const move = (status: QuoteStatus) => action.run(() => api.graphql(OfficeQuoteStatusDocument, { id, status }));
   const upload = () =>
     action.run(async () => {
       const chosen = file.current?.files?.[0];

@@ -1,8 +1,9 @@
 import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useMemo, useState, type FormEvent } from 'react';
-import { QUOTE_STATUSES, type Customer, type Quote } from '../../../shared/index.js';
-import { CustomerPicker } from '../components/customer-picker.js';
+import { QUOTE_STATUSES, type Quote } from '../../../shared/index.js';
+import { CustomerPicker, type PickedCustomer } from '../components/customer-picker.js';
+import { OfficeCreateQuoteDocument, OfficeTaxesDocument } from '../graphql/operations.generated.js';
 import { customerName, day, money } from '../format.js';
 import { useAction, useDocs, useGraphQL, useSession } from '../hooks.js';
 import { href, navigate } from '../route.js';
@@ -12,17 +13,17 @@ import { href, navigate } from '../route.js';
  * tax. Creating goes through the server, which numbers and prices it.
  */
 export function QuotesScreen() {
-  const [status, setStatus] = useState<string>('');
-  const quotes = useDocs<Quote>('quotes', status ? { status } : {}, [status]);
+  const [status, setStatus] = useState<Quote['status'] | ''>('');
+  const quotes = useDocs('quotes', status ? { status } : {}, [status]);
   const sorted = useMemo(() => [...(quotes ?? [])].sort((a, b) => b.createdAt.localeCompare(a.createdAt)), [quotes]);
   const customerIds = [...new Set(sorted.map((q) => q.customerId))].sort();
-  const customers = useDocs<Customer>('customers', { id: { $in: customerIds } }, [customerIds.join()]);
+  const customers = useDocs('customers', { id: { $in: customerIds } }, [customerIds.join()]);
   const names = new Map((customers ?? []).map((c) => [c.id, customerName(c)]));
   return (
     <section aria-labelledby="quotes-title">
       <h1 id="quotes-title">Quotes</h1>
       <div role="group" aria-label="Filter by status" className="filters">
-        {['', ...QUOTE_STATUSES].map((s) => (
+        {(['', ...QUOTE_STATUSES] as const).map((s) => (
           <button key={s} type="button" aria-pressed={status === s} onClick={() => setStatus(s)}>
             {s ? s.toLowerCase() : 'all'}
           </button>
@@ -67,12 +68,10 @@ interface Line {
   unitPrice: string;
 }
 
-const CREATE = `mutation OfficeCreateQuote($input: CreateQuoteInput!) { createQuote(input: $input) { id number total } }`;
-
 function NewQuote() {
   const { api } = useSession();
-  const taxes = useGraphQL<{ taxes: { id: string; name: string; rate: number }[] }>(`query OfficeTaxes { taxes { id name rate } }`, undefined, []);
-  const [customer, setCustomer] = useState<Customer | null>(null);
+  const taxes = useGraphQL(OfficeTaxesDocument, undefined, []);
+  const [customer, setCustomer] = useState<PickedCustomer | null>(null);
   const [title, setTitle] = useState('');
   const [taxId, setTaxId] = useState('');
   const [validUntil, setValidUntil] = useState('');
@@ -90,7 +89,7 @@ function NewQuote() {
       validUntil: validUntil ? new Date(`${validUntil}T23:59:59`).toISOString() : null,
       lineItems: lines.filter((l) => l.description.trim()).map((l) => ({ description: l.description, quantity: Number(l.quantity), unitPrice: Number(l.unitPrice) })),
     };
-    const created = await create.run(() => api.graphql<{ createQuote: { id: string } }>(CREATE, { input }));
+    const created = await create.run(() => api.graphql(OfficeCreateQuoteDocument, { input }));
     if (created) navigate('quote', created.createQuote.id);
   }
 

@@ -2,30 +2,17 @@ import { Loading } from '../components/loading.js';
 import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useRef, useState, type FormEvent } from 'react';
+import { ROLES } from '../../../shared/index.js';
 import { dateTime } from '../format.js';
+import { OfficeCreateTokenDocument, OfficeOrganizationDocument, OfficeProfileDocument, OfficeRevokeDocument, OfficeSettingsDocument, OfficeTokensDocument, type OfficeOrganizationQuery, type Role } from '../graphql/operations.generated.js';
 import { useAction, useGraphQL, useSession } from '../hooks.js';
 
 /** The organization's profile, settings and logo, and (for an ADMIN) its API tokens. */
-const ORGANIZATION = `query OfficeOrganization {
-  organization { id name email phone website logo settings { quotePrefix invoicePrefix invoiceDueDays emailFromName emailReplyTo defaultTaxId } }
-  taxes { id name rate }
-}`;
-
-interface OrganizationAnswer {
-  organization: {
-    name: string;
-    email: string | null;
-    phone: string | null;
-    website: string | null;
-    logo: string | null;
-    settings: { quotePrefix: string; invoicePrefix: string; invoiceDueDays: number; emailFromName: string | null; emailReplyTo: string | null; defaultTaxId: string | null };
-  };
-  taxes: { id: string; name: string; rate: number }[];
-}
+type OrganizationAnswer = OfficeOrganizationQuery;
 
 export function SettingsScreen() {
   const { viewer } = useSession();
-  const org = useGraphQL<OrganizationAnswer>(ORGANIZATION, undefined, []);
+  const org = useGraphQL(OfficeOrganizationDocument, undefined, []);
   if (!org.data) return <Loading title="Settings" error={org.error} />;
   return (
     <section aria-labelledby="settings-title">
@@ -49,7 +36,7 @@ function Profile({ answer, onSaved }: { answer: OrganizationAnswer; onSaved: () 
   async function submit(event: FormEvent) {
     event.preventDefault();
     const input = { name: form.name, email: form.email || null, phone: form.phone || null, website: form.website || null };
-    if (await save.run(() => api.graphql(`mutation OfficeProfile($input: UpdateOrganizationInput!) { updateOrganization(input: $input) { id } }`, { input }))) onSaved();
+    if (await save.run(() => api.graphql(OfficeProfileDocument, { input }))) onSaved();
   }
   const uploadLogo = () =>
     save.run(async () => {
@@ -110,7 +97,7 @@ function Preferences({ answer, onSaved }: { answer: OrganizationAnswer; onSaved:
   async function submit(event: FormEvent) {
     event.preventDefault();
     const input = { ...form, invoiceDueDays: Number(form.invoiceDueDays), defaultTaxId: form.defaultTaxId || null, emailReplyTo: form.emailReplyTo || null };
-    const done = await save.run(() => api.graphql(`mutation OfficeSettings($input: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $input) { quotePrefix } }`, { input }));
+    const done = await save.run(() => api.graphql(OfficeSettingsDocument, { input }));
     if (done) {
       setSaved(true);
       onSaved();
@@ -153,26 +140,20 @@ function Preferences({ answer, onSaved }: { answer: OrganizationAnswer; onSaved:
   );
 }
 
-interface Token {
-  id: string;
-  name: string;
-  role: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  createdAt: string;
-}
+/** The roles a new token may have, the usual first. */
+const ROLES_OFFERED: readonly Role[] = ['TECHNICIAN', 'OFFICE', 'API', 'ADMIN'];
 
 function Tokens() {
   const { api } = useSession();
-  const tokens = useGraphQL<{ apiTokens: Token[] }>(`query OfficeTokens { apiTokens { id name role lastUsedAt revokedAt createdAt } }`, undefined, []);
+  const tokens = useGraphQL(OfficeTokensDocument, undefined, []);
   const [name, setName] = useState('');
-  const [role, setRole] = useState('TECHNICIAN');
+  const [role, setRole] = useState<Role>('TECHNICIAN');
   const [shown, setShown] = useState<{ name: string; token: string } | null>(null);
   const action = useAction();
   async function create(event: FormEvent) {
     event.preventDefault();
     const created = await action.run(() =>
-      api.graphql<{ createApiToken: { token: string } }>(`mutation OfficeCreateToken($input: CreateApiTokenInput!) { createApiToken(input: $input) { token } }`, { input: { name, role } }),
+      api.graphql(OfficeCreateTokenDocument, { input: { name, role } }),
     );
     if (!created) return;
     tokens.reload();
@@ -181,7 +162,7 @@ function Tokens() {
   }
   const revoke = (id: string) =>
     action.run(async () => {
-      await api.graphql(`mutation OfficeRevoke($id: ID!) { revokeApiToken(id: $id) { id } }`, { id });
+      await api.graphql(OfficeRevokeDocument, { id });
       tokens.reload();
     });
   return (
@@ -223,8 +204,8 @@ function Tokens() {
           <input required value={name} onChange={(e) => setName(e.target.value)} placeholder="e.g. Maria's tablet" />
         </Field>
         <Field label="Role">
-          <select value={role} onChange={(e) => setRole(e.target.value)}>
-            {['TECHNICIAN', 'OFFICE', 'API', 'ADMIN'].map((r) => (
+          <select value={role} onChange={(e) => setRole(ROLES.find((r) => r === e.target.value) ?? 'TECHNICIAN')}>
+            {ROLES_OFFERED.map((r) => (
               <option key={r}>{r}</option>
             ))}
           </select>

@@ -1,7 +1,7 @@
 import { Alert } from '../components/alert.js';
 import { Field } from '../components/field.js';
 import { useEffect, useState, type FormEvent } from 'react';
-import type { Customer, InventoryItem, InventoryLocation, Service, ServiceType, StockMovement } from '../../../shared/index.js';
+import type { Service } from '../../../shared/index.js';
 import { customerAddress, customerName, dateTime, readingsOf, visitStatus } from '../format.js';
 import { useAction, useDoc, useDocs, useSession } from '../hooks.js';
 import { usePhotoLinks } from '../photo-links.js';
@@ -14,9 +14,9 @@ import { useTechnicians } from '../technicians.js';
  * replica first and synced like a device's.
  */
 export function VisitScreen({ id }: { id: string }) {
-  const visit = useDoc<Service>('services', id);
-  const customer = useDoc<Customer>('customers', visit?.customerId ?? null);
-  const type = useDoc<ServiceType>('serviceTypes', visit?.typeId ?? null);
+  const visit = useDoc('services', id);
+  const customer = useDoc('customers', visit?.customerId ?? null);
+  const type = useDoc('serviceTypes', visit?.typeId ?? null);
   if (visit === undefined) return <p className="loading">Loading…</p>;
   if (visit === null) return <p role="alert">This visit is not in the replica (deleted, or not synced yet).</p>;
   const readings = readingsOf(visit.chemicalReadings);
@@ -112,9 +112,9 @@ function Photos({ visit }: { visit: Service }) {
 }
 
 function StockUsed({ visitId }: { visitId: string }) {
-  const movements = useDocs<StockMovement>('stockMovements', { serviceId: visitId }, [visitId]);
-  const items = useDocs<InventoryItem>('inventoryItems', {}, []);
-  const locations = useDocs<InventoryLocation>('inventoryLocations', {}, []);
+  const movements = useDocs('stockMovements', { serviceId: visitId }, [visitId]);
+  const items = useDocs('inventoryItems', {}, []);
+  const locations = useDocs('inventoryLocations', {}, []);
   const name = (list: { id: string; name: string }[] | null, id: string) => list?.find((x) => x.id === id)?.name ?? id;
   return (
     <>
@@ -158,7 +158,7 @@ function EditVisit({ visit }: { visit: Service }) {
   };
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const done = await save.run(() => client.patch<Service>('services', visit.id, changedFields(base, form)));
+    const done = await save.run(() => client.patch('services', visit.id, changedFields(base, form)));
     if (done) {
       setDirty(false);
       setSaved(true);
