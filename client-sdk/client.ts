@@ -1,7 +1,7 @@
 import type { RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
-import { MAX_PUSH_ROWS, PULL_LIMIT, type CollectionName, type DocumentOf, type Quote, type Service, type StockMovement } from '../shared/index.js';
+import { isDeparture, MAX_PUSH_ROWS, PULL_LIMIT, type CollectionName, type DocumentOf, type Quote, type Service, type StockMovement } from '../shared/index.js';
 import { createQuote, type QuoteInput } from './actions/quotes.js';
 import type { Replica } from './actions/replica.js';
 import { transferStock, useStock } from './actions/stock.js';
@@ -9,6 +9,7 @@ import { addVisitPhoto, recordVisit, updateVisit, type PhotoBytes, type VisitInp
 import { badInput } from './errors.js';
 import { collectionByName, COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_COLLECTIONS, type ReplicaDatabase } from './replica/database.js';
 import { Checkpoints } from './replication/checkpoints.js';
+import { Departures, type Departure } from './replication/departures.js';
 import { SyncEngine } from './replication/engine.js';
 import { SyncFailure } from './replication/failure.js';
 import { probe, type SyncEndpoint } from './replication/http.js';
@@ -75,6 +76,11 @@ export interface PoolClient {
   };
   /** Documents the server answered with after merging (the replica has adopted them). */
   conflicts$: Observable<MergedChange>;
+  /**
+   * Rows that left this device's scope and are gone from the replica (a visit given to another
+   * technician, a truck to someone else). `changesDelivered`: changes made here were pushed first.
+   */
+  departures$: Observable<Departure>;
   recordVisit(input: VisitInput): Promise<Service>;
   updateVisit(id: string, patch: VisitInput): Promise<Service>;
   addVisitPhoto(visitId: string, bytes: PhotoBytes, caption?: string | null): Promise<string>;
@@ -131,11 +137,14 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     { succeeded: () => tracker.succeeded(), failed: (failure) => failedWith(failure) },
     retryMs,
     options.uploadStallMs ?? DEFAULT_UPLOAD_STALL_MS,
+    // Deleted, not departed: a visit that moved to another technician lives on, and so do its photos.
     async (parent, id) => {
       const replicaOf = db.collections[parent];
-      return replicaOf ? (await readStored(replicaOf, [id])).get(id)?._deleted === true : false;
+      const stored = replicaOf ? (await readStored(replicaOf, [id])).get(id) : undefined;
+      return stored?._deleted === true && !isDeparture(stored);
     },
   );
+  const departures = new Departures((d) => tracker.departures$.next(d));
   const engine = new SyncEngine(
     {
       collection,
@@ -143,6 +152,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
       checkpoints: new Checkpoints(db),
       lock,
       remote: httpRemote(endpoint),
+      departures,
       pullBatchSize: Math.min(options.pullBatchSize ?? PULL_LIMIT.default, PULL_LIMIT.max),
       pushBatchSize: Math.min(options.pushBatchSize ?? 200, MAX_PUSH_ROWS),
     },
@@ -150,6 +160,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     {
       pushed: (name, { rows, answered }) => {
         tracker.pushed(name, rows.map((r) => r.newDocumentState), answered);
+        departures.pushed(name, rows.map((r) => r.newDocumentState.id));
         if (name === 'services') uploader.kick();
       },
       cycleSucceeded: () => {
@@ -243,6 +254,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     db,
     sync: { start, stop: () => stop(), awaitInSync, status$: tracker.status$.asObservable(), refusedChanges },
     conflicts$: tracker.conflicts$.asObservable(),
+    departures$: tracker.departures$.asObservable(),
     recordVisit: (input) => recordVisit(replica, input),
     updateVisit: (id, fields) => updateVisit(replica, id, fields),
     addVisitPhoto: async (visitId, bytes, caption) => {

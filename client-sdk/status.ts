@@ -1,6 +1,7 @@
 import { deepEqual } from 'rxdb/plugins/utils';
 import { BehaviorSubject, Subject } from 'rxjs';
 import { replicatedResources } from '../shared/index.js';
+import type { Departure } from './replication/departures.js';
 import { SyncFailure, type FailureKind } from './replication/failure.js';
 
 /** Per collection, the fields a device writes (server-owned ones are the server's to set). */
@@ -90,6 +91,7 @@ export class StatusTracker {
     errorKind: null,
   });
   readonly conflicts$ = new Subject<MergedChange>();
+  readonly departures$ = new Subject<Departure>();
 
   update(patch: Partial<SyncStatus>): void {
     if (this.status$.closed) return;
@@ -139,5 +141,6 @@ export class StatusTracker {
   close(): void {
     this.status$.complete();
     this.conflicts$.complete();
+    this.departures$.complete();
   }
 }

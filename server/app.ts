@@ -23,7 +23,6 @@ import { quoteExportRoute } from './transports/rest/quotes.js';
 import { syncRoutes } from './transports/sync/routes.js';
 import { bulkRoutes } from './transports/rest/bulk.js';
 import type { LiveFeed } from './operations/sync/live-feed.js';
-import type { SyncSettings } from './operations/sync/pull.js';
 
 export interface AppDeps {
   db: Database;
@@ -33,7 +32,7 @@ export interface AppDeps {
   config: Pick<Config, 'platformAdminToken' | 'bodyLimitBytes'> & {
     http: HttpConfig;
     files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'>;
-    sync: SyncSettings & { heartbeatMs: number; bodyLimitBytes: number };
+    sync: { heartbeatMs: number; bodyLimitBytes: number };
   };
   /** Live fan-out of changes to sync streams (started by the caller). */
   feed: LiveFeed;

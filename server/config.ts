@@ -169,7 +169,7 @@ export interface BulkConfig {
 }
 
 export interface SyncConfig {
-  /** Days of past visits a technician's device syncs (future ones always). */
+  /** Days of past visits and stock movements a technician's device holds (future visits always). */
   serviceWindowDays: number;
   /** Interval of the comment line that keeps idle sync streams open through proxies. */
   heartbeatMs: number;

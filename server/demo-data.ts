@@ -38,7 +38,7 @@ export async function addDemoData(ctx: OperationContext): Promise<DemoData> {
   await updateOrganizationSettings(ctx, { defaultTaxId: tax.id, emailFromName: 'Demo Pool Service' });
   const customerIds = await addCustomers(ctx, random, technicianIds, types.weekly);
   const visits = await addVisits(ctx, random, customerIds, technicianIds, types);
-  await addStock(ctx);
+  await addStock(ctx, technicianIds);
   await addQuotes(ctx, customerIds);
   return { technicians: technicianIds.length, customers: customerIds.length, visits };
 }
@@ -163,10 +163,11 @@ function doneVisit(random: () => number, at: { customerId: string; technicianId:
   };
 }
 
-async function addStock(ctx: OperationContext): Promise<void> {
+async function addStock(ctx: OperationContext, technicianIds: string[]): Promise<void> {
   const warehouse = await createLocation(ctx, { name: 'Warehouse', address: '2200 E University Dr, Phoenix' });
   const trucks = [];
-  for (const name of TECHNICIANS) trucks.push(await createLocation(ctx, { name: `Truck (${name})`, address: null }));
+  // Each technician's truck: their phone holds its stock.
+  for (const [i, name] of TECHNICIANS.entries()) trucks.push(await createLocation(ctx, { name: `Truck (${name})`, address: null, technicianId: technicianIds[i] ?? null }));
   const items = [
     { name: 'Liquid chlorine 12.5%', sku: 'CHL-125', category: 'CHEMICAL', unitPrice: 6.5, costPrice: 3.9, quantity: 120, reorderPoint: 40, unit: 'gallon' },
     { name: 'Muriatic acid 31%', sku: 'ACD-31', category: 'CHEMICAL', unitPrice: 12, costPrice: 7.25, quantity: 30, reorderPoint: 20, unit: 'gallon' },

@@ -23,7 +23,7 @@ async function main(): Promise<void> {
   if (process.argv.includes('--help')) return void console.log(formatSettings(reportSettings()));
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, statementTimeoutMs: config.http.requestTimeoutMs });
+  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, statementTimeoutMs: config.http.requestTimeoutMs, syncWindowDays: config.sync.serviceWindowDays });
   const engine = config.databaseUrl ? 'postgres' : `pglite (${config.dataDir})`;
   const blobs = await openBlobStore(config.files, config.dataDir);
   const secret = config.files.urlSecret ?? (await sharedSecret(db, 'file-links'));

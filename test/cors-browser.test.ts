@@ -54,8 +54,10 @@ describe.runIf(runs)('a browser app on another origin', () => {
     store = await openTestStore('pglite');
     api = await startTestServer(store.db, { http: { corsOrigins: [allowed.url] } });
     office = (await newOrganization(store.db, 'Cross Origin Pools')).token;
-    tech = (await tokenFor(api, office, 'TECHNICIAN')).token;
-    customerId = ok(await caller(api, office)(`mutation { createCustomer(input: {lastName: "Origin"}) { id } }`)).createCustomer.id;
+    const technician = await tokenFor(api, office, 'TECHNICIAN');
+    tech = technician.token;
+    // The technician's customer: their phone holds it.
+    customerId = ok(await caller(api, office)(`mutation($t: ID) { createCustomer(input: {lastName: "Origin", service: {technicianId: $t}}) { id } }`, { t: technician.apiToken.userId })).createCustomer.id;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   }, 60_000);
   afterAll(async () => {

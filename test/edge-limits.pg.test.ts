@@ -106,7 +106,8 @@ describe.each(engines)('limits on %s', (engine) => {
   it("one token holds a bounded number of open sync streams: one more closes the token's oldest", async () => {
     const s = await server({ maxStreamsPerToken: 2 });
     const { token } = await newOrganization(store.db, 'Streaming Pools');
-    const other = (await tokenFor(s, token, 'TECHNICIAN')).token;
+    const technician = await tokenFor(s, token, 'TECHNICIAN');
+    const other = technician.token;
     const streams: EventStream[] = [await openEventStream(s, token), await openEventStream(s, token), await openEventStream(s, other)];
     try {
       // A device reconnecting after its connection died silently: its old stream still looks open here.
@@ -115,7 +116,8 @@ describe.each(engines)('limits on %s', (engine) => {
       const live = streams.slice(1);
       for (const stream of live) await stream.next((e) => e.type === 'RESYNC');
       // The newer two of the token and the other token's stream still receive changes.
-      await caller(s, token)(`mutation { createCustomer(input: {lastName: "Still Streaming"}) { id } }`);
+      // A customer of the technician's, so it is in their phone's scope too.
+      await caller(s, token)(`mutation($t: ID) { createCustomer(input: {lastName: "Still Streaming", service: {technicianId: $t}}) { id } }`, { t: technician.apiToken.userId });
       for (const stream of live) await stream.next((e) => e.type === 'changes' && e.collection === 'customers');
       expect(await Promise.race([streams[1]!.ended.then(() => 'ended'), new Promise((r) => setTimeout(() => r('open'), 200))])).toBe('open');
     } finally {

@@ -48,6 +48,13 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
     office = (await tokenFor(server, admin, 'OFFICE')).token;
     const issued = await tokenFor(server, admin, 'TECHNICIAN');
     tech = { token: issued.token, userId: issued.apiToken.userId };
+    // Sam Carter's route and truck go to this technician, so their phone holds them.
+    const gql = caller(server, admin);
+    const { inventoryLocations } = ok(await gql('{ inventoryLocations { id name } }'));
+    const truck = inventoryLocations.find((l: { name: string }) => l.name === 'Truck (Sam Carter)');
+    ok(await gql('mutation($id: ID!, $t: ID) { updateInventoryLocation(id: $id, input: {technicianId: $t}) { id } }', { id: truck.id, t: tech.userId }));
+    const first = ok(await gql('{ infiniteCustomers(first: 1) { edges { node { id } } } }')).infiniteCustomers.edges[0].node.id;
+    ok(await gql('mutation($id: ID!, $t: ID) { updateCustomer(id: $id, input: {service: {technicianId: $t}}) { id } }', { id: first, t: tech.userId }));
     fs.mkdirSync(SHOTS, { recursive: true });
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
   }, 120_000);

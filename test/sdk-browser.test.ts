@@ -37,6 +37,7 @@ describe.runIf(runs)('client SDK in a browser', () => {
   let tech: string;
   let office: string;
   let customerId: string;
+  let techUser: string;
   let gql: ReturnType<typeof caller>;
   const pageErrors: string[] = [];
 
@@ -47,8 +48,11 @@ describe.runIf(runs)('client SDK in a browser', () => {
     proxy = await startFaultProxy(server.url);
     office = (await newOrganization(store.db, 'Browser Pools')).token;
     gql = caller(server, office);
-    tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
-    customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Bea", lastName: "Rowser"}) { id } }`)).createCustomer.id;
+    const technician = await tokenFor(server, office, 'TECHNICIAN');
+    tech = technician.token;
+    techUser = technician.apiToken.userId;
+    // The technician's customer: their phone holds it.
+    customerId = ok(await gql(`mutation($t: ID) { createCustomer(input: {firstName: "Bea", lastName: "Rowser", service: {technicianId: $t}}) { id } }`, { t: techUser })).createCustomer.id;
     const built = await build({
       entryPoints: ['client-sdk/index.ts'],
       bundle: true,

@@ -21,6 +21,7 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
   let proxy: FaultProxy;
   let office: string;
   let tech: string;
+  let techUser: string;
   let gql: ReturnType<typeof caller>;
   let customerId: string;
   const open: PoolClient[] = [];
@@ -29,8 +30,11 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
     ({ server } = t);
     office = t.token;
     gql = caller(server, office);
-    tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
-    customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Net", lastName: "Work"}) { id } }`)).createCustomer.id;
+    const technician = await tokenFor(server, office, 'TECHNICIAN');
+    tech = technician.token;
+    techUser = technician.apiToken.userId;
+    // The technician's own customer: their phone holds it, and the visits assigned to them.
+    customerId = ok(await gql(`mutation($t: ID) { createCustomer(input: {firstName: "Net", lastName: "Work", service: {technicianId: $t}}) { id } }`, { t: techUser })).createCustomer.id;
   });
   // A network of its own per test: connections a test leaves dead stay dead (as they would), and must not be the next test's.
   beforeEach(async () => {
@@ -46,7 +50,8 @@ describe.each(engines)('client SDK under faults, server on %s', (engine) => {
     open.push(c);
     return c;
   }
-  const officeVisit = async (notes: string) => ok(await gql(`mutation($c: ID) { createService(input: {customerId: $c, notes: "${notes}"}) { id } }`, { c: customerId })).createService.id as string;
+  const officeVisit = async (notes: string) =>
+    ok(await gql(`mutation($c: ID, $t: ID) { createService(input: {customerId: $c, notes: "${notes}", newTechnicianId: $t}) { id } }`, { c: customerId, t: techUser })).createService.id as string;
   const holds = (c: PoolClient, id: string) => firstValueFrom(c.db.collections.services!.findOne(id).$.pipe(filter((d) => d !== null)));
   const status = (c: PoolClient, when: (s: Awaited<ReturnType<typeof firstValueFrom<any>>>) => boolean) => firstValueFrom(c.sync.status$.pipe(filter(when)));
 

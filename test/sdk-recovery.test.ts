@@ -40,7 +40,13 @@ describe('devices back in sync; refusals are not outages', () => {
     open.push(c);
     return c;
   }
-  const technician = async () => (await tokenFor(server, office, 'TECHNICIAN')).token;
+  /** A new technician, given the shared customer (so their phone holds it). */
+  const newTechnician = async () => {
+    const created = await tokenFor(server, office, 'TECHNICIAN');
+    ok(await gql(`mutation($id: ID!, $t: ID) { updateCustomer(id: $id, input: {service: {technicianId: $t}}) { id } }`, { id: customerId, t: created.apiToken.userId }));
+    return created;
+  };
+  const technician = async () => (await newTechnician()).token;
   const statusWhere = (c: PoolClient, when: (s: SyncStatus) => boolean, timeoutMs = 5000) =>
     Promise.race([
       firstValueFrom(c.sync.status$.pipe(filter(when))),
@@ -63,7 +69,7 @@ describe('devices back in sync; refusals are not outages', () => {
   });
 
   it('a revoked token stops sync and says the device is signed out, without retrying', async () => {
-    const created = await tokenFor(server, office, 'TECHNICIAN');
+    const created = await newTechnician();
     const requests: string[] = [];
     const counting: typeof fetch = (input, init) => (requests.push(String(input)), fetch(input, init));
     const c = await device(created.token, { fetch: counting });

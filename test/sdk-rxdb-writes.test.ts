@@ -21,6 +21,7 @@ describe('writes made the RxDB way sync like the actions', () => {
   let proxy: FaultProxy;
   let office: string;
   let tech: string;
+  let techUser: string;
   let customerId: string;
   let gql: ReturnType<typeof caller>;
   const open: PoolClient[] = [];
@@ -29,8 +30,11 @@ describe('writes made the RxDB way sync like the actions', () => {
     ({ server } = t);
     office = t.token;
     gql = caller(server, office);
-    tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
-    customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Rx", lastName: "Way"}) { id } }`)).createCustomer.id;
+    const technician = await tokenFor(server, office, 'TECHNICIAN');
+    tech = technician.token;
+    techUser = technician.apiToken.userId;
+    // The technician's own customer: their phone holds it, and the visits assigned to them.
+    customerId = ok(await gql(`mutation($t: ID) { createCustomer(input: {firstName: "Rx", lastName: "Way", service: {technicianId: $t}}) { id } }`, { t: techUser })).createCustomer.id;
   });
   // A network of its own per test: connections a test leaves dead stay dead (as they would), and must not be the next test's.
   beforeEach(async () => {
@@ -153,7 +157,7 @@ describe('writes made the RxDB way sync like the actions', () => {
     const c = await device();
     c.sync.start();
     await c.sync.awaitInSync();
-    const id = ok(await gql(`mutation($c: ID) { createService(input: {customerId: $c, notes: "from the office"}) { id } }`, { c: customerId })).createService.id;
+    const id = ok(await gql(`mutation($c: ID, $t: ID) { createService(input: {customerId: $c, notes: "from the office", newTechnicianId: $t}) { id } }`, { c: customerId, t: techUser })).createService.id;
     await c.sync.awaitInSync();
     expect(await c.db.collections.services!.findOne(id).exec()).not.toBeNull();
     await c.db.collections.services!.findOne(id).exec().then((d) => d!.incrementalPatch({ notes: 'from the device' }));

@@ -25,6 +25,7 @@ describe('client SDK', () => {
   let office: string;
   let orgId: string;
   let tech: string;
+  let techUser: string;
   let gql: ReturnType<typeof caller>;
   let customerId: string;
   let locationId: string;
@@ -36,9 +37,12 @@ describe('client SDK', () => {
     office = t.token;
     orgId = t.org.id;
     gql = caller(server, office);
-    tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
-    customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Dee", lastName: "Vice"}) { id } }`)).createCustomer.id;
-    locationId = ok(await gql(`mutation { createInventoryLocation(input: {name: "Truck 1"}) { id } }`)).createInventoryLocation.id;
+    const technician = await tokenFor(server, office, 'TECHNICIAN');
+    tech = technician.token;
+    techUser = technician.apiToken.userId;
+    // The technician's customer and truck: what their phone holds (shared/sync/scopes.ts).
+    customerId = ok(await gql(`mutation($t: ID) { createCustomer(input: {firstName: "Dee", lastName: "Vice", service: {technicianId: $t}}) { id } }`, { t: techUser })).createCustomer.id;
+    locationId = ok(await gql(`mutation($t: ID) { createInventoryLocation(input: {name: "Truck 1", technicianId: $t}) { id } }`, { t: techUser })).createInventoryLocation.id;
     itemId = ok(await gql(`mutation($l: ID) { createInventoryItem(input: {name: "Chlorine", category: CHEMICAL, unitPrice: 5, locationId: $l, quantity: 100}) { id } }`, { l: locationId })).createInventoryItem.id;
   });
   // A network of its own per test: connections a test leaves dead stay dead (as they would), and must not be the next test's.
@@ -117,6 +121,34 @@ describe('client SDK', () => {
     expect(await firstValueFrom(again.sync.status$)).toMatchObject({ online: true, pendingPushes: 0, pendingPhotoUploads: 0, lastError: null });
   });
 
+  it('a visit moved to another technician while this phone worked on it offline: its changes and photo reach the server, then it leaves, and the app is told', async () => {
+    const other = await tokenFor(server, office, 'TECHNICIAN');
+    const visitId = ok(await gql(`mutation($c: ID, $t: ID) { createService(input: {customerId: $c, notes: "to move", newTechnicianId: $t}) { id } }`, { c: customerId, t: techUser })).createService.id as string;
+    const device = await client();
+    const departures: unknown[] = [];
+    device.departures$.subscribe((d) => departures.push(d));
+    device.sync.start();
+    await device.sync.awaitInSync();
+    expect(await device.db.collections.services!.findOne(visitId).exec()).not.toBeNull();
+
+    // Offline: readings and a photo; meanwhile the office gives the visit to someone else.
+    proxy.setMode('refuse');
+    await firstValueFrom(device.sync.status$.pipe(filter((s) => !s.online)));
+    await device.updateVisit(visitId, { notes: 'done before it moved', readings: { ph: 7.4 } });
+    const photo = sampleFiles.jpeg(4000);
+    const photoId = await device.addVisitPhoto(visitId, new Blob([new Uint8Array(photo)], { type: 'image/jpeg' }), 'Filter');
+    ok(await gql(`mutation($id: ID!, $t: ID) { updateService(id: $id, input: {newTechnicianId: $t}) { id } }`, { id: visitId, t: other.apiToken.userId }));
+
+    proxy.setMode('pass');
+    await device.sync.awaitInSync();
+    await expect.poll(async () => device.db.collections.services!.findOne(visitId).exec()).toBeNull();
+    const stored = (await serverVisits()).find((v: any) => v.id === visitId);
+    expect(stored).toMatchObject({ notes: 'done before it moved', newTechnicianId: other.apiToken.userId, chemicalReadings: expect.objectContaining({ ph: 7.4 }) });
+    expect(stored.photos.find((p: any) => p.id === photoId)).toMatchObject({ size: photo.length });
+    expect(departures).toEqual([{ collection: 'services', id: visitId, changesDelivered: true }]);
+    expect(await firstValueFrom(device.sync.status$)).toMatchObject({ pendingPushes: 0, pendingPhotoUploads: 0 });
+  });
+
   it('faults at each step (refused, answer lost after commit, upload cut mid-body) lose nothing and double nothing', async () => {
     // A push or upload sent on a connection that died in a switch hangs until its deadline:
     // nothing gets an answer in these modes to show the network is back. Short deadlines keep
@@ -147,12 +179,16 @@ describe('client SDK', () => {
   });
 
   it('two devices and the office: both edits merge, both stock uses count, the clash is logged, all replicas equal the server', async () => {
-    const visitId = ok(await gql(`mutation($c: ID) { createService(input: {customerId: $c, notes: "scheduled"}) { id } }`, { c: customerId })).createService.id;
+    // A visit of two technicians: A leads, B assists; both phones hold it.
+    const second = await tokenFor(server, office, 'TECHNICIAN');
+    const visitId = ok(
+      await gql(`mutation($c: ID, $a: ID, $b: ID) { createService(input: {customerId: $c, notes: "scheduled", newTechnicianId: $a, newSecondaryTechnicianId: $b}) { id } }`, { c: customerId, a: techUser, b: second.apiToken.userId }),
+    ).createService.id;
     const quantity = await itemQuantity();
     const few = ['services', 'stockMovements', 'inventoryItems']; // 3 + 2 local each, 13 in all with the office's
     const a = await client({ collections: few });
     const proxyB = await startFaultProxy(server.url);
-    const b = await client({ collections: few, baseUrl: proxyB.url, token: (await tokenFor(server, office, 'TECHNICIAN')).token });
+    const b = await client({ collections: few, baseUrl: proxyB.url, token: second.token });
     const officeClient = await client({ collections: ['services'], baseUrl: server.url, token: office });
     try {
       for (const c of [a, b, officeClient]) c.sync.start();
@@ -240,7 +276,7 @@ describe('client SDK', () => {
     // The office schedules a visit while the device is offline: the shortcut is not taken, and the
     // pull after the push brings the office's visit.
     await device.sync.stop();
-    const scheduled = ok(await gql(`mutation($c: ID) { createService(input: {customerId: $c, notes: "scheduled meanwhile"}) { id } }`, { c: customerId })).createService.id;
+    const scheduled = ok(await gql(`mutation($c: ID, $t: ID) { createService(input: {customerId: $c, notes: "scheduled meanwhile", newTechnicianId: $t}) { id } }`, { c: customerId, t: techUser })).createService.id;
     await device.recordVisit({ customerId, notes: 'after the office' });
     pulled.length = 0;
     device.sync.start();

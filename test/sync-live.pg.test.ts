@@ -19,13 +19,16 @@ describe.each(engines)('live sync on %s', (engine) => {
   let server: TestServer;
   let office: string;
   let tech: string;
+  let techUser: string;
   let orgId: string;
 
   useTestServer(engine, { organization: 'Live Pools' }, async (t) => {
     ({ store, server } = t);
     office = t.token;
     orgId = t.org.id;
-    tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
+    const t2 = await tokenFor(server, office, 'TECHNICIAN');
+    tech = t2.token;
+    techUser = t2.apiToken.userId;
   });
 
   it.runIf(engine === 'postgres')('a slow transaction’s row is delivered by a later pull, never skipped', async () => {
@@ -91,7 +94,7 @@ describe.each(engines)('live sync on %s', (engine) => {
     const gql = caller(server, office);
     const customerId = ok(await gql(`mutation { createCustomer(input: {firstName: "Rx", lastName: "Replica"}) { id } }`)).createCustomer.id;
     for (let i = 0; i < 30; i++) {
-      await pushChanges(server, office, 'services', [{ newDocumentState: { id: `rx-visit-${i}`, customerId, notes: `visit ${i}`, photos: [] } }]);
+      await pushChanges(server, office, 'services', [{ newDocumentState: { id: `rx-visit-${i}`, customerId, notes: `visit ${i}`, newTechnicianId: techUser, photos: [] } }]);
     }
     const net = switchableFetch();
     const endpoint = { baseUrl: server.url, token: tech, fetch: net.fetch };

@@ -248,25 +248,30 @@ describe.each(engines)('sync protocol on %s', (engine) => {
     expect((await pushChanges(server, tech, 'services', [{ newDocumentState: { id, notes: 'Typed offline', chemicalReadings: { ph: 'seven' }, photos: [] } }])).body[0]._deleted).toBe(true);
   });
 
-  it('technicians sync a window of visits; the office syncs everything', async () => {
+  it('technicians sync their own visits of the window and ahead; the office syncs everything', async () => {
     const old = uid('visit');
     const recent = uid('visit');
     const future = uid('visit');
+    const someoneElses = uid('visit');
     const day = 86_400_000;
+    const at = (days: number) => new Date(Date.now() + days * day).toISOString();
     await pushChanges(server, office, 'services', [
-      { newDocumentState: { id: old, startTime: new Date(Date.now() - 90 * day).toISOString(), photos: [] } },
-      { newDocumentState: { id: recent, startTime: new Date(Date.now() - 10 * day).toISOString(), photos: [] } },
-      { newDocumentState: { id: future, startTime: new Date(Date.now() + 30 * day).toISOString(), photos: [] } },
+      { newDocumentState: { id: old, startTime: at(-90), newTechnicianId: techUserId, photos: [] } },
+      { newDocumentState: { id: recent, startTime: at(-10), newTechnicianId: techUserId, photos: [] } },
+      { newDocumentState: { id: future, startTime: at(30), newTechnicianId: techUserId, photos: [] } },
+      { newDocumentState: { id: someoneElses, startTime: at(-1), newTechnicianId: 'another-technician', photos: [] } },
     ]);
     const techIds = (await pullAll(server, tech, 'services')).documents.map((d: any) => d.id);
     const officeIds = (await pullAll(server, office, 'services')).documents.map((d: any) => d.id);
     expect(techIds).toEqual(expect.arrayContaining([recent, future]));
     expect(techIds).not.toContain(old);
-    expect(officeIds).toEqual(expect.arrayContaining([old, recent, future]));
+    expect(techIds).not.toContain(someoneElses);
+    expect(officeIds).toEqual(expect.arrayContaining([old, recent, future, someoneElses]));
   });
 
   it('stock movements apply exactly once; two devices using stock offline both count; below zero is recorded', async () => {
-    const loc = ok(await gql(`mutation { createInventoryLocation(input: {name: "Truck ${uid('t')}"}) { id } }`)).createInventoryLocation.id;
+    // The first technician's truck: their phone holds its stock, whoever uses it.
+    const loc = ok(await gql(`mutation($t: ID) { createInventoryLocation(input: {name: "Truck ${uid('t')}", technicianId: $t}) { id } }`, { t: techUserId })).createInventoryLocation.id;
     const item = ok(await gql(`mutation($l: ID) { createInventoryItem(input: {name: "Acid", category: CHEMICAL, unitPrice: 9, locationId: $l, quantity: 3}) { id } }`, { l: loc })).createInventoryItem.id;
     const use = (id: string, delta: number) => ({ newDocumentState: { id, itemId: item, locationId: loc, delta, reason: 'USE', note: 'visit' } });
     const a = use(uid('mv'), -2);

@@ -4,9 +4,10 @@
  *   npm start                       # prints the demo ADMIN token once
  *   TOKEN=pst_... node --import tsx client-sdk/examples/technician-flow.ts
  *
- * With the ADMIN token it sets up what an office would (a technician token, a customer, a truck
- * with chlorine), then works as the technician through the SDK: records a visit with readings and
- * a photo, uses stock, syncs, and prints what the server now holds.
+ * With the ADMIN token it sets up what an office would (a technician token, a customer and a truck
+ * with chlorine assigned to that technician: their phone holds its technician's work), then works
+ * as the technician through the SDK: records a visit with readings and a photo, uses stock, syncs,
+ * and prints what the server now holds.
  */
 import { createPoolClient } from '../index.js';
 
@@ -26,17 +27,20 @@ async function graphql<T>(token: string, query: string, variables: Record<string
 }
 
 // The office's part.
-const { createApiToken } = await graphql<{ createApiToken: { token: string } }>(
+const { createApiToken } = await graphql<{ createApiToken: { token: string; apiToken: { userId: string } } }>(
   adminToken,
-  `mutation { createApiToken(input: {name: "Example technician", role: TECHNICIAN}) { token } }`,
+  `mutation { createApiToken(input: {name: "Example technician", role: TECHNICIAN}) { token apiToken { userId } } }`,
 );
+const technicianId = createApiToken.apiToken.userId;
 const { createCustomer } = await graphql<{ createCustomer: { id: string } }>(
   adminToken,
-  `mutation { createCustomer(input: {firstName: "Rosa", lastName: "Example", city: "Mesa"}) { id } }`,
+  `mutation($t: ID) { createCustomer(input: {firstName: "Rosa", lastName: "Example", city: "Mesa", service: {technicianId: $t}}) { id } }`,
+  { t: technicianId },
 );
 const { createInventoryLocation: truck } = await graphql<{ createInventoryLocation: { id: string } }>(
   adminToken,
-  `mutation { createInventoryLocation(input: {name: "Example truck"}) { id } }`,
+  `mutation($t: ID) { createInventoryLocation(input: {name: "Example truck", technicianId: $t}) { id } }`,
+  { t: technicianId },
 );
 const { createInventoryItem: chlorine } = await graphql<{ createInventoryItem: { id: string } }>(
   adminToken,

@@ -166,10 +166,12 @@ export class LiveStream {
     const parser = createParser({ onEvent: (event) => this.dispatch(parseServerEvent(event.data)) });
     const decoder = new TextDecoder();
     const reader = body.getReader();
-    // Heartbeats come every idle/2.5: the next is overdue (liveness.ts) at half the idle time, and
-    // the stream dead at all of it.
+    // Heartbeats come every idle/2.5. The next is overdue (liveness.ts) once 1.75 of them are
+    // missing (7 s with the default 4 s), and the stream dead at the idle time. Overdue at 1.25 took
+    // healthy streams for dead whenever a loaded server sent a heartbeat a second late and a pull
+    // answered meanwhile: each time a reconnect, a RESYNC and a round of pulls.
     const alive = () => {
-      call.alive(this.idleTimeoutMs / 2);
+      call.alive(this.idleTimeoutMs * 0.7);
       call.deadline(this.idleTimeoutMs, `silent for ${this.idleTimeoutMs} ms`);
     };
     alive();
@@ -179,7 +181,6 @@ export class LiveStream {
         if (done) break;
         parser.feed(decoder.decode(value, { stream: true }));
         alive(); // after the events: a RESYNC may have announced the heartbeat, and so the idle time
-
       }
     } finally {
       // A read may still be pending (see Call.until): cancel it, without waiting on it either.

@@ -1,5 +1,6 @@
 import type { RxCollection } from 'rxdb';
 import type { Checkpoints } from './checkpoints.js';
+import type { Departures } from './departures.js';
 import type { Outbox } from './outbox.js';
 import type { SyncRemote } from './remote.js';
 import type { WriteLock } from './write-lock.js';
@@ -13,4 +14,6 @@ export interface SyncContext {
   remote: SyncRemote;
   pullBatchSize: number;
   pushBatchSize: number;
+  /** Told of rows that left the device's scope. */
+  departures?: Departures;
 }

@@ -103,7 +103,7 @@ export async function lookupCustomers(
 export async function createCustomer(ctx: OperationContext, raw: unknown): Promise<Customer> {
   requireRole(ctx.viewer, OFFICE_ROLES, 'create customers');
   const input = parseInput(CreateCustomerInput, raw);
-  return customers.insert(ctx.db, ctx.viewer.orgId, { ...input, id: newId() });
+  return customers.insert(ctx.db, ctx.viewer.orgId, { ...input, id: newId(), createdById: ctx.viewer.userId });
 }
 
 /** Fields not submitted stay as they were; null clears a nullable field. */

@@ -83,7 +83,7 @@ export async function createService(ctx: OperationContext, raw: unknown): Promis
   return ctx.db.transaction(async (tx) => {
     await requireReferences(tx, orgId, input);
     const own = ctx.viewer.role === 'TECHNICIAN' ? { newTechnicianId: ctx.viewer.userId } : {};
-    return services.insert(tx, orgId, { photos: [], ...own, ...input, id: newId() });
+    return services.insert(tx, orgId, { photos: [], ...own, ...input, id: newId(), createdById: ctx.viewer.userId });
   });
 }
 

@@ -19,30 +19,16 @@ export async function readFeed<T>(
   orgId: string,
   afterSeq: number,
   limit: number,
-  /** An extra condition on the table (alias t), e.g. a technician's window of visits. */
-  scope?: FeedScope,
 ): Promise<FeedRow<T>[]> {
-  const params: unknown[] = [orgId, afterSeq, limit];
-  const condition = scope?.(bindTo(params));
   const { rows } = await q.query<Record<string, unknown>>(
     `select ${table.selectList('t')}, t._deleted as "__deleted", t._seq as "__seq"
        from ${table.resource.table} t
-      where t.org_id = $1 and t._seq > $2${condition ? ` and (${condition})` : ''}
+      where t.org_id = $1 and t._seq > $2
       order by t._seq
       limit $3`,
-    params,
+    [orgId, afterSeq, limit],
   );
   return rows.map((row) => ({ record: table.toRecord(row) as T, deleted: row.__deleted as boolean, seq: row.__seq as number }));
-}
-
-/**
- * An extra condition on a feed read, over the table as `t`. It binds its own values with `bind`,
- * which returns their placeholders, so it never needs to know the query's other parameters.
- */
-export type FeedScope = (bind: (value: unknown) => string) => string;
-
-function bindTo(params: unknown[]): (value: unknown) => string {
-  return (value) => `$${params.push(value)}`;
 }
 
 /** A page of the change feed already encoded by the database: `documents` is a JSON array. */
@@ -53,10 +39,7 @@ export interface FeedPage {
   lastSeq: number | null;
   /** Number of documents. */
   count: number;
-  /**
-   * The feed's head in the page's snapshot (see `feedHead`): a page shorter than asked has seen
-   * everything up to here, rows its scope leaves out included.
-   */
+  /** The feed's head in the page's snapshot (see `feedHead`): a page shorter than asked has seen everything up to here. */
   head: number;
 }
 
@@ -78,10 +61,7 @@ export async function readFeedPage(
   orgId: string,
   afterSeq: number,
   limit: number,
-  scope?: FeedScope,
 ): Promise<FeedPage> {
-  const params: unknown[] = [orgId, afterSeq, limit];
-  const condition = scope?.(bindTo(params));
   const name = table.resource.table;
   const { rows } = await q.query<{ head: number; seq: number | null; doc: string | null }>(
     `select h.head, p.seq, p.doc
@@ -90,11 +70,11 @@ export async function readFeedPage(
          select t._seq as seq, row_to_json(d)::text as doc
            from ${name} t,
                 lateral (select ${table.jsonSelectList('t')}, t._deleted as "_deleted") d
-          where t.org_id = $1 and t._seq > $2${condition ? ` and (${condition})` : ''}
+          where t.org_id = $1 and t._seq > $2
           order by t._seq
           limit $3) p on true
       order by p.seq`,
-    params,
+    [orgId, afterSeq, limit],
   );
   const docs = rows.filter((r) => r.doc !== null);
   return { documents: jsonArrayBytes(docs.map((r) => r.doc!)), lastSeq: docs.at(-1)?.seq ?? null, count: docs.length, head: rows[0]?.head ?? 0 };
@@ -104,7 +84,7 @@ export async function readFeedPage(
  * `[a,b,...]` as UTF-8 bytes, from JSON texts: measured, then written into one buffer of exactly
  * that size (no intermediate buffer per document, so a page in flight holds its bytes once).
  */
-function jsonArrayBytes(items: readonly string[]): Buffer {
+export function jsonArrayBytes(items: readonly string[]): Buffer {
   let size = 2 + Math.max(0, items.length - 1);
   for (const item of items) size += Buffer.byteLength(item);
   const out = Buffer.allocUnsafe(size);

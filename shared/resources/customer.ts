@@ -104,6 +104,7 @@ export const customerResource = defineResource({
     paymentProcessorId: text().owner('office'),
     accountingId: text().owner('office'),
     customFields: f.json().nullable(),
+    createdById: f.id().nullable().owner('server').internal().doc('Who created the customer (a technician who signs one up in the field holds it)'),
   },
 });
 export type Customer = RecordOf<typeof customerResource>;

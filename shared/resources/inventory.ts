@@ -11,6 +11,7 @@ export const inventoryLocationResource = defineResource({
   fields: {
     name: f.string().max(200).owner('office'),
     address: f.string().nullable().max(500).owner('office'),
+    technicianId: f.id().nullable().owner('office').doc("The technician whose truck this is: their devices hold its stock"),
   },
 });
 export type InventoryLocation = RecordOf<typeof inventoryLocationResource>;

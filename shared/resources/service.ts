@@ -38,6 +38,7 @@ export const serviceResource = defineResource({
     chemicalReadings: f.object(ChemicalReadingShape).nullable().owner('technician'),
     dateEmailed: f.dateTime().nullable().owner('server'),
     dateTexted: f.dateTime().nullable().owner('server'),
+    createdById: f.id().nullable().owner('server').internal().doc('Who created the visit (their devices hold it)'),
   },
 });
 export type Service = RecordOf<typeof serviceResource>;

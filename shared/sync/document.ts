@@ -7,6 +7,18 @@ import * as z from 'zod';
  */
 export type DocState = Record<string, unknown> & { id: string; _deleted?: boolean };
 
+/**
+ * A departure: the row left this device's scope (the office moved a visit to another technician,
+ * a truck changed hands). Sent as `{id, _deleted: true, _left: true}`: the device drops its copy,
+ * but the row lives on on the server, so what hangs off it on the device (a photo still to upload)
+ * must not be thrown away as if it had been deleted.
+ */
+export const DEPARTED = '_left';
+
+export function isDeparture(doc: Readonly<Record<string, unknown>>): boolean {
+  return doc._deleted === true && doc[DEPARTED] === true;
+}
+
 export function isDocState(value: unknown): value is DocState {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && typeof (value as { id?: unknown }).id === 'string';
 }

@@ -9,3 +9,4 @@ export * from './live.js';
 export * from './pull.js';
 export * from './push.js';
 export * from './rules.js';
+export * from './scopes.js';

@@ -1,13 +1,11 @@
-import { serviceResource } from '../resources/service.js';
 import type { Role } from '../resources/user.js';
-import { columnName } from '../schema/sql.js';
 
 /**
  * The sync rules of every replicated collection, once, for both ends: what kind of collection it
- * is, which roles' pushes the server applies, which records its documents name, and which
- * documents a technician's device holds. The server enforces them (operations/sync); the SDK reads
- * them to refuse locally what the server would refuse (a device never writes a read-only
- * collection, never changes a ledger entry).
+ * is, which roles' pushes the server applies, and which records its documents name. The server
+ * enforces them (operations/sync); the SDK reads them to refuse locally what the server would
+ * refuse (a device never writes a read-only collection, never changes a ledger entry). What each
+ * role's devices hold is scopes.ts.
  *
  * - documents: any writer role changes them; merged field by field on the server;
  * - readonly: the server's alone to write (its derived data, or the office's);
@@ -64,26 +62,3 @@ export function deviceMayWrite(collection: string, write: DeviceWrite): boolean 
   const kind = syncRule(collection)?.kind;
   return kind === 'documents' || (kind === 'ledger' && write === 'insert');
 }
-
-/**
- * Which visits a technician's device holds: those whose start (or, without one, creation) lies
- * within the last `days` days, and everything ahead. One definition, two forms: the SQL the pull
- * filters the table with, and the predicate the live stream filters a batch with
- * (`test/sync-rules.unit.test.ts` runs both on the same generated visits).
- */
-export const technicianVisitWindow = {
-  collection: 'services',
-  /** The field that places a visit in time, and the one used when it is null. */
-  fields: ['startTime', 'createdAt'] as const,
-
-  /** SQL over the visits table as `alias`; `days` is a bound parameter, e.g. `$4`. */
-  sql(alias: string, days: string): string {
-    const [start, created] = technicianVisitWindow.fields.map((f) => `${alias}.${columnName(f, serviceResource.fields[f].meta)}`);
-    return `coalesce(${start}, ${created}) >= now() - make_interval(days => ${days}::int)`;
-  },
-
-  holds(visit: Readonly<Record<string, unknown>>, days: number, now: number): boolean {
-    const at = Date.parse(String(visit.startTime ?? visit.createdAt));
-    return at >= now - days * 86_400_000;
-  },
-};

@@ -19,6 +19,10 @@ export type ActionKind =
   | 'officeEditVisit'
   | 'editCustomer'
   | 'deleteCustomer'
+  // The office moving work between technicians (rows enter and leave their phones):
+  | 'officeMoveVisit'
+  | 'officeMoveCustomer'
+  | 'officeMoveTruck'
   // The same kinds of change made the RxDB way, on client.db (they must sync like the actions'):
   | 'rxdbRecordVisit'
   | 'rxdbEditVisit'
@@ -29,9 +33,10 @@ export interface ActionRequest {
   kind: ActionKind;
   /** Random numbers in [0, 1) from the seed. */
   r: number[];
-  /** The device's own stock location and the warehouse. */
-  truckId?: string;
-  warehouseId?: string;
+  /** The device's user (a technician's truck is the location naming them). */
+  me?: string;
+  /** The technicians' user ids (the office moves work among them). */
+  technicians?: string[];
   /** A label unique in the run, for values (so every written value names its writer). */
   label: string;
 }
@@ -100,12 +105,16 @@ export async function performAction(client: PoolClient, a: ActionRequest): Promi
     }
     case 'useStock':
     case 'transferStock': {
+      // The phone holds its truck (the location naming its technician) and the warehouse; the truck
+      // may have moved to someone else meanwhile.
       const item = pick(await live(client, 'inventoryItems'), r0);
-      if (!item || !a.truckId || !a.warehouseId) return skip('no item');
+      const truck = (await live(client, 'inventoryLocations', (l) => l.technicianId === a.me))[0];
+      const warehouse = (await live(client, 'inventoryLocations', (l) => l.technicianId == null))[0];
+      if (!item || !truck || !warehouse) return skip('no item, truck or warehouse');
       const quantity = 1 + Math.floor(r1 * 3);
-      const [from, to] = r2 < 0.5 ? [a.truckId, a.warehouseId] : [a.warehouseId, a.truckId];
+      const [from, to] = r2 < 0.5 ? [truck.id, warehouse.id] : [warehouse.id, truck.id];
       const movement =
-        a.kind === 'useStock' ? await client.useStock(item.id, a.truckId, quantity) : await client.transferStock(item.id, from, to, quantity);
+        a.kind === 'useStock' ? await client.useStock(item.id, truck.id, quantity) : await client.transferStock(item.id, from, to, quantity);
       const { id, itemId, locationId, toLocationId, delta } = movement;
       return { done: true, created: [{ collection: 'stockMovements', id }], movement: { id, itemId, locationId, toLocationId: toLocationId ?? null, delta } };
     }
@@ -165,6 +174,30 @@ export async function performAction(client: PoolClient, a: ActionRequest): Promi
       if (!doc) return skip('no visit');
       await doc.remove();
       return { done: true, deleted: [{ collection: 'services', id: visit.id }] };
+    }
+    case 'officeMoveVisit': {
+      const visit = pick(await live(client, 'services'), r0);
+      const to = pick(a.technicians ?? [], r1);
+      if (!visit || !to) return skip('no visit');
+      const fields = r2 < 0.8 ? { newTechnicianId: to } : { newSecondaryTechnicianId: r2 < 0.9 ? to : null };
+      await client.patch('services', visit.id, fields);
+      return { done: true, writes: [{ collection: 'services', id: visit.id, fields }] };
+    }
+    case 'officeMoveCustomer': {
+      const customer = pick(await live(client, 'customers'), r0);
+      if (!customer) return skip('no customer');
+      const to = r1 < 0.85 ? (pick(a.technicians ?? [], r2) ?? null) : null;
+      const fields = { service: { ...(customer.service ?? {}), technicianId: to } };
+      await client.patch('customers', customer.id, fields);
+      return { done: true, writes: [{ collection: 'customers', id: customer.id, fields }] };
+    }
+    case 'officeMoveTruck': {
+      const truck = pick(await live(client, 'inventoryLocations', (l) => l.technicianId != null), r0);
+      const to = pick(a.technicians ?? [], r1);
+      if (!truck || !to) return skip('no truck');
+      const fields = { technicianId: to };
+      await client.patch('inventoryLocations', truck.id, fields);
+      return { done: true, writes: [{ collection: 'inventoryLocations', id: truck.id, fields }] };
     }
     case 'deleteCustomer': {
       const customer = pick(await live(client, 'customers'), r0);

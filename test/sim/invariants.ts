@@ -1,3 +1,4 @@
+import { scopeFor, scopeOf, type CollectionName } from '../../shared/index.js';
 import { allNodes, canonical, pullAll } from './api.js';
 import type { History } from './history.js';
 
@@ -8,6 +9,8 @@ import type { History } from './history.js';
 export interface DeviceView {
   name: string;
   token: string;
+  userId: string;
+  role: 'OFFICE' | 'TECHNICIAN';
   collections: string[];
   docs: Record<string, Record<string, any>[]>;
   status: { pendingPushes: number; pendingPhotoUploads: number };
@@ -54,6 +57,7 @@ export async function checkInvariants(url: string, adminToken: string, history: 
   problems.push(...checkStock(history, server));
   problems.push(...checkPhotos(history, server));
   for (const device of devices) problems.push(...(await checkReplica(url, device)));
+  problems.push(...(await checkScopes(url, adminToken, devices)));
   const exercised = { conflicts: conflicts.length, quarantined: quarantine.length, movements: history.movements.length, photos: history.photos.length };
   return { problems, exercised };
 }
@@ -134,6 +138,33 @@ function checkPhotos(history: History, server: Map<string, Docs>): string[] {
     if (!visit || visit._deleted) continue;
     const photo = (visit.photos ?? []).find((x: { id: string }) => x.id === p.photoId);
     if (!photo || photo.size == null) problems.push(`photo ${p.photoId} of visit ${p.visitId} ${photo ? 'has no bytes' : 'is missing'}`);
+  }
+  return problems;
+}
+
+/** Days of the technicians' window (the simulation's server runs the default). */
+const WINDOW_DAYS = 60;
+
+/**
+ * Each technician's replica holds exactly the server's rows within their scope, computed here
+ * from every row the server has by the declaration itself (shared/sync/scopes.ts), not by what the
+ * server's feeds say: none missing, none extra. The office's holds every row.
+ */
+async function checkScopes(url: string, adminToken: string, devices: DeviceView[]): Promise<string[]> {
+  const problems: string[] = [];
+  const collections = [...new Set(devices.flatMap((d) => d.collections))] as CollectionName[];
+  const rows: Partial<Record<CollectionName, Record<string, any>[]>> = {};
+  for (const c of collections) rows[c] = (await pullAll(url, adminToken, c)) as (Record<string, any> & { id: string })[];
+  const live = (c: CollectionName) => new Set((rows[c] ?? []).filter((d) => !d._deleted).map((d) => d.id as string));
+  for (const device of devices) {
+    const held = device.role === 'TECHNICIAN' ? scopeOf(device.userId, rows as never, WINDOW_DAYS, Date.now()) : null;
+    for (const c of device.collections as CollectionName[]) {
+      const everything = live(c);
+      const expected = held && scopeFor('TECHNICIAN', c) ? new Set([...(held.get(c) ?? [])].filter((id) => everything.has(id))) : everything;
+      const actual = new Set((device.docs[c] ?? []).map((d) => d.id as string));
+      for (const id of expected) if (!actual.has(id)) problems.push(`${device.name} lacks ${c}/${id}, which is within its scope`);
+      for (const id of actual) if (!expected.has(id)) problems.push(`${device.name} holds ${c}/${id}, which is outside its scope`);
+    }
   }
   return problems;
 }

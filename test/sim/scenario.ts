@@ -33,6 +33,8 @@ export interface SeedReport {
   actions: number;
   done: number;
   faults: number;
+  /** Work the office moved between technicians (visits, customers, trucks), done. */
+  moves?: number;
   ms: number;
   /** From the heal until every device was in sync, left to itself; null if not within the limit. */
   recoveryMs?: number | null;
@@ -60,7 +62,17 @@ const TECH_ACTIONS: Partial<Record<ActionKind, number>> = {
   rxdbEditCustomer: 0.5,
   rxdbDeleteVisit: 0.3,
 };
-const OFFICE_ACTIONS: Partial<Record<ActionKind | 'sendQuote', number>> = { officeEditVisit: 4, editCustomer: 3, deleteCustomer: 0.4, recordVisit: 1, sendQuote: 1, rxdbEditCustomer: 0.5 };
+const OFFICE_ACTIONS: Partial<Record<ActionKind | 'sendQuote', number>> = {
+  officeEditVisit: 4,
+  editCustomer: 3,
+  deleteCustomer: 0.4,
+  recordVisit: 1,
+  sendQuote: 1,
+  rxdbEditCustomer: 0.5,
+  officeMoveVisit: 2,
+  officeMoveCustomer: 1,
+  officeMoveTruck: 0.5,
+};
 /** A switch of the network's mode, or its open connections dying silently without one. */
 type FaultEvent = FaultMode | 'lose-connections';
 const FAULT_WEIGHTS: Record<FaultEvent, number> = { pass: 4, refuse: 2, 'cut-responses': 2, 'cut-uploads': 1, delay: 1, 'black-hole': 1, stall: 1, 'lose-connections': 1.5 };
@@ -72,7 +84,7 @@ interface Device {
   token: string;
   userId: string;
   collections: string[];
-  truckId?: string;
+  role: 'OFFICE' | 'TECHNICIAN';
 }
 
 export async function runSeed(options: SeedOptions): Promise<SeedReport> {
@@ -85,6 +97,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
   await recordSetup(url, admin, history);
   const devices = world.devices;
   let faults = 0;
+  let moves = 0;
   try {
     await Promise.all(devices.map((d) => d.host.request({ op: 'sync', timeoutMs: 60_000 }, 70_000)));
     const crashAt = options.crashServer ? Math.floor(options.actions * (0.3 + random() * 0.4)) : -1;
@@ -111,11 +124,16 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
       const r = [random(), random(), random()];
       if (index === 0) {
         const kind = weighted(random, OFFICE_ACTIONS as Record<string, number>);
+        const technicians = devices.slice(1).map((d) => d.userId);
         if (kind === 'sendQuote') await sendQuote(url, device, history, r[0]!);
-        else history.record(await device.host.request<ActionResult>({ op: 'act', action: { kind: kind as ActionKind, r, label } }), device.userId);
+        else {
+          const result = await device.host.request<ActionResult>({ op: 'act', action: { kind: kind as ActionKind, r, label, technicians } });
+          if (result.done && kind.startsWith('officeMove')) moves++;
+          history.record(result, device.userId);
+        }
       } else {
         const kind = weighted(random, TECH_ACTIONS as Record<string, number>) as ActionKind;
-        const action = { kind, r, label, truckId: device.truckId, warehouseId: world.warehouseId };
+        const action = { kind, r, label, me: device.userId };
         history.record(await device.host.request<ActionResult>({ op: 'act', action }), device.userId);
       }
       await new Promise((resolve) => setTimeout(resolve, random() * 40));
@@ -127,7 +145,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
     const views = await settle(devices);
     const { problems, exercised } = await checkInvariants(url, admin.token, history, views);
     if (recoveryMs === null) problems.push(`the devices were not all in sync within ${RECOVERY_LIMIT_MS / 1000} s of the heal`);
-    return { seed: options.seed, problems, actions: history.actions, done: history.done, faults, ms: Date.now() - started, recoveryMs, exercised };
+    return { seed: options.seed, problems, actions: history.actions, done: history.done, faults, moves, ms: Date.now() - started, recoveryMs, exercised };
   } finally {
     await Promise.all(devices.map((d) => d.host.request({ op: 'close' }).catch(() => undefined)));
     await Promise.all(devices.map((d) => d.proxy.close()));
@@ -168,29 +186,45 @@ async function settle(devices: Device[]): Promise<DeviceView[]> {
     statuses = await Promise.all(devices.map((d) => d.host.request<DeviceView['status']>({ op: 'sync', timeoutMs: 90_000 }, 100_000)));
   }
   const dumps = await Promise.all(devices.map((d) => d.host.request<Record<string, Record<string, unknown>[]>>({ op: 'dump' })));
-  return devices.map((d, i) => ({ name: d.name, token: d.token, collections: d.collections, docs: dumps[i]!, status: statuses[i]! }));
+  return devices.map((d, i) => ({ name: d.name, token: d.token, userId: d.userId, role: d.role, collections: d.collections, docs: dumps[i]!, status: statuses[i]! }));
 }
 
-async function setUpWorld(url: string, adminToken: string, options: SeedOptions): Promise<{ devices: Device[]; warehouseId: string }> {
+/**
+ * An organization with a warehouse, two items, and per technician a truck and customers of their
+ * own (each phone holds only its technician's work: shared/sync/scopes.ts).
+ */
+async function setUpWorld(url: string, adminToken: string, options: SeedOptions): Promise<{ devices: Device[] }> {
   const q = (query: string, variables?: Record<string, unknown>) => graphql(url, adminToken, query, variables);
   const warehouseId = (await q(`mutation { createInventoryLocation(input: {name: "Warehouse"}) { id } }`)).createInventoryLocation.id as string;
   for (const name of ['Chlorine', 'Acid']) {
     await q(`mutation($l: ID) { createInventoryItem(input: {name: "${name}", category: CHEMICAL, unitPrice: 5, locationId: $l, quantity: 200}) { id } }`, { l: warehouseId });
   }
-  for (let i = 0; i < 5; i++) await q(`mutation { createCustomer(input: {firstName: "Sim", lastName: "Customer ${i}"}) { id } }`);
-  const devices: Device[] = [];
-  for (const [index, host] of options.hosts.entries()) {
+  const users = [];
+  for (const index of options.hosts.keys()) {
     const role = index === 0 ? 'OFFICE' : 'TECHNICIAN';
     const created = (await q(`mutation($i: CreateApiTokenInput!) { createApiToken(input: $i) { token apiToken { userId } } }`, { i: { name: `device ${index}`, role } })).createApiToken;
-    const truckId = role === 'TECHNICIAN' ? ((await q(`mutation { createInventoryLocation(input: {name: "Truck ${index}"}) { id } }`)).createInventoryLocation.id as string) : undefined;
+    users.push({ role: role as Device['role'], token: created.token as string, userId: created.apiToken.userId as string });
+  }
+  const technicians = users.filter((u) => u.role === 'TECHNICIAN');
+  for (const [i, tech] of technicians.entries()) {
+    await q(`mutation($t: ID) { createInventoryLocation(input: {name: "Truck ${i + 1}", technicianId: $t}) { id } }`, { t: tech.userId });
+  }
+  // Two customers per technician, and one of nobody's (the office's alone until someone visits it).
+  for (let i = 0; i <= technicians.length * 2; i++) {
+    const technicianId = technicians[i % (technicians.length + 1)]?.userId ?? null;
+    await q(`mutation($t: ID) { createCustomer(input: {firstName: "Sim", lastName: "Customer ${i}", service: {technicianId: $t}}) { id } }`, { t: technicianId });
+  }
+  const devices: Device[] = [];
+  for (const [index, host] of options.hosts.entries()) {
+    const { role, token, userId } = users[index]!;
     const proxy = await startFaultProxy(url, { delayMs: 120 });
     const collections = role === 'OFFICE' ? OFFICE_COLLECTIONS : TECH_COLLECTIONS;
     const name = `seed-${options.seed}-device-${index}`;
     // The SDK's own deadlines and retry times, as a phone runs them.
-    await host.request({ op: 'open', config: { baseUrl: proxy.url, token: created.token, name, collections } });
-    devices.push({ host, proxy, name, token: created.token, userId: created.apiToken.userId, collections, truckId });
+    await host.request({ op: 'open', config: { baseUrl: proxy.url, token, name, collections } });
+    devices.push({ host, proxy, name, token, userId, collections, role });
   }
-  return { devices, warehouseId };
+  return { devices };
 }
 
 /** What existed before the run counts as written by the admin who set it up. */

@@ -34,7 +34,6 @@ export interface TestServerOptions {
   /** Defaults to a local blob store in a new temporary folder, removed on close. */
   blobs: BlobStore;
   links: FileLinks;
-  serviceWindowDays: number;
   heartbeatMs: number;
   /** Largest sync push body (default 32 MB). */
   syncBodyLimitBytes: number;
@@ -54,10 +53,10 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const folder = options.blobs ? null : await mkdtemp(path.join(tmpdir(), 'pool-blobs-'));
   const blobs = options.blobs ?? (await openLocalBlobStore(folder!));
   const links = options.links ?? fileLinks(TEST_FILE_SECRET, 3600);
-  const sync = { serviceWindowDays: options.serviceWindowDays ?? 60, heartbeatMs: options.heartbeatMs ?? 4_000, bodyLimitBytes: options.syncBodyLimitBytes ?? 32 * 1024 * 1024 };
-  const feed = new LiveFeed(db, sync);
-  await feed.start();
+  const sync = { heartbeatMs: options.heartbeatMs ?? 4_000, bodyLimitBytes: options.syncBodyLimitBytes ?? 32 * 1024 * 1024 };
   const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const feed = new LiveFeed(db, sync, (error) => logger.error({ err: error }, 'live feed read failed'));
+  await feed.start();
   const worker = options.worker
     ? new BulkWorker({
         db,

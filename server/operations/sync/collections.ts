@@ -121,13 +121,17 @@ const quoteHooks: Hooks<typeof quoteResource> = {
 export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
   collection(organizationResource),
   collection(serviceTypeResource),
-  collection(customerResource),
+  collection(customerResource, {
+    async onInsert(ctx, _tx, doc) {
+      return { ...doc, createdById: ctx.viewer.userId };
+    },
+  }),
   collection(appointmentResource),
   collection(serviceResource, {
     // A technician's new visit is theirs unless it names someone (as createService does).
     async onInsert(ctx, _tx, doc) {
       const own = ctx.viewer.role === 'TECHNICIAN' ? ctx.viewer.userId : null;
-      return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, dateEmailed: null, dateTexted: null };
+      return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, dateEmailed: null, dateTexted: null, createdById: ctx.viewer.userId };
     },
   }),
   collection(quoteResource, quoteHooks),

@@ -1,12 +1,12 @@
-import { technicianVisitWindow, type LiveEvent } from '../../../shared/index.js';
+import { scopeFor, SCOPED_COLLECTIONS, type LiveEvent } from '../../../shared/index.js';
 import type { Database } from '../../storage/db.js';
 import { feedHead, readFeed } from '../../storage/change-feed.js';
+import { lastPositions, readScopeEntries, scopeLiveHead } from '../../storage/scope-feed.js';
 import { REVOCATIONS_CHANNEL, revokedAmong } from '../../storage/tokens.js';
 import type { OperationContext } from '../context.js';
 import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
 import { toDocument } from './documents.js';
 import type { Doc } from './merge.js';
-import type { SyncSettings } from './pull.js';
 
 /**
  * Live fan-out: one LISTEN per server process on 'pool_changes' (the change-feed trigger notifies
@@ -20,13 +20,19 @@ import type { SyncSettings } from './pull.js';
  * subscribed while a write was in flight, or the LISTEN connection dropped) and pulls; one at or
  * past it may apply the batch directly.
  *
+ * A technician whose scope of a collection is narrower than the whole (shared/sync/scopes.ts) has
+ * a feed of their own (`scope_rows`): the feed also reads the collection's new entries of every
+ * technician once, and hands each technician's subscribers their own, encoded once per
+ * technician. Their batch's `since` is the position of that technician's previous entry: a device
+ * that holds everything of its feed up to there may apply it.
+ *
  * The feed also LISTENs on 'pool_revocations': a revoked token's streams end at once, on every
  * process (and after a lost LISTEN connection, every open stream's token is checked again).
  */
 export type { LiveEvent } from '../../../shared/index.js';
 
-/** Receives an event and its JSON (made once per batch and shared by every subscriber it suits). */
-export type LiveSender = (event: LiveEvent, json: string) => void;
+/** Receives an event's JSON (made once per batch and shared by every subscriber it suits). */
+export type LiveSender = (json: string) => void;
 
 interface Subscriber {
   ctx: OperationContext;
@@ -40,32 +46,36 @@ interface OrgFeed {
   subscribers: Set<Subscriber>;
   /** Highest _seq read per table, from the moment the first subscriber arrived. */
   lastSeq: Map<string, number>;
+  /** Highest technicians' feed position read per table (scoped collections). */
+  lastScopeSeq: Map<string, number>;
   /** Tables with a read running, and whether another notification came during it. */
   reading: Map<string, boolean>;
 }
 
-export interface LiveFeedSettings extends SyncSettings {
+export interface LiveFeedSettings {
   /** Announced in RESYNC, so a client can tell a silent stream from a dead one. */
   heartbeatMs?: number;
 }
 
 const byTable = new Map(SYNC_COLLECTIONS.map((c) => [c.resource.table, c]));
+/** The collections whose technicians have feeds of their own. */
+const SCOPED = SYNC_COLLECTIONS.filter((c) => (SCOPED_COLLECTIONS as readonly string[]).includes(c.name));
 const BATCH = 1000;
 
 export class LiveFeed {
   private readonly orgs = new Map<string, OrgFeed>();
-  private readonly resync: { event: LiveEvent; json: string };
+  private readonly resync: string;
   private stopListening: (() => Promise<void>)[] = [];
   /** Times the change LISTEN was re-established after its connection dropped (for /metrics). */
   private reconnects = 0;
 
   constructor(
     private readonly db: Database,
-    private readonly settings: LiveFeedSettings,
+    settings: LiveFeedSettings,
     private readonly onError: (error: unknown) => void = () => {},
   ) {
     const event: LiveEvent = { type: 'RESYNC', ...(settings.heartbeatMs ? { heartbeatMs: settings.heartbeatMs } : {}) };
-    this.resync = { event, json: JSON.stringify(event) };
+    this.resync = JSON.stringify(event);
   }
 
   async start(): Promise<void> {
@@ -105,13 +115,15 @@ export class LiveFeed {
     let org = this.orgs.get(orgId);
     if (!org) {
       const heads = await Promise.all(SYNC_COLLECTIONS.map(async (c) => [c.resource.table, await feedHead(this.db, c.table, orgId)] as const));
-      org = this.orgs.get(orgId) ?? { subscribers: new Set(), lastSeq: new Map(), reading: new Map() };
+      const scopeHeads = await Promise.all(SCOPED.map(async (c) => [c.resource.table, await scopeLiveHead(this.db, orgId, c.name)] as const));
+      org = this.orgs.get(orgId) ?? { subscribers: new Set(), lastSeq: new Map(), lastScopeSeq: new Map(), reading: new Map() };
       for (const [table, seq] of heads) if (!org.lastSeq.has(table)) org.lastSeq.set(table, seq);
+      for (const [table, seq] of scopeHeads) if (!org.lastScopeSeq.has(table)) org.lastScopeSeq.set(table, seq);
       this.orgs.set(orgId, org);
     }
     const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end };
     org.subscribers.add(subscriber);
-    send(this.resync.event, this.resync.json);
+    send(this.resync);
     return () => {
       org!.subscribers.delete(subscriber);
       if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
@@ -136,7 +148,7 @@ export class LiveFeed {
 
   /** After a lost LISTEN connection: every subscriber re-pulls. */
   private catchUp(): void {
-    for (const org of this.orgs.values()) for (const s of org.subscribers) s.send(this.resync.event, this.resync.json);
+    for (const org of this.orgs.values()) for (const s of org.subscribers) s.send(this.resync);
   }
 
   private changed(orgId: string, table: string): void {
@@ -155,13 +167,8 @@ export class LiveFeed {
     const table = collection.resource.table;
     try {
       for (;;) {
-        const since = org.lastSeq.get(table) ?? 0;
-        const rows = await readFeed<Doc>(this.db, collection.table, orgId, since, BATCH);
-        if (rows.length) {
-          org.lastSeq.set(table, rows.at(-1)!.seq);
-          this.deliver(org, collection, rows, since);
-        }
-        if (rows.length === BATCH) continue;
+        const more = (await this.readTable(orgId, org, collection)) || (await this.readScopes(orgId, org, collection));
+        if (more) continue;
         if (org.reading.get(table)) {
           org.reading.set(table, false);
           continue;
@@ -175,26 +182,47 @@ export class LiveFeed {
     }
   }
 
-  private deliver(org: OrgFeed, collection: SyncCollection, rows: { record: Doc; deleted: boolean; seq: number }[], since: number): void {
-    const checkpoint = { seq: rows.at(-1)!.seq };
-    const encode = (visible: typeof rows) => {
-      const documents = visible.map((r) => toDocument(r.record, r.deleted));
-      const event: LiveEvent = { type: 'changes', collection: collection.name, documents, checkpoint, since: { seq: since } };
-      return { event, json: JSON.stringify(event) };
-    };
-    let everything: ReturnType<typeof encode> | null = null;
-    for (const subscriber of org.subscribers) {
-      if (!subscriber.collections.has(collection.name)) continue;
-      const visible = rows.filter((r) => this.visibleTo(subscriber, collection, r.record));
-      // Most subscribers see the whole batch: encode it once for all of them.
-      const message = visible.length === rows.length ? (everything ??= encode(rows)) : encode(visible);
-      subscriber.send(message.event, message.json);
+  /** The table's new rows to every subscriber that holds the whole collection; true when a full batch was read (more may follow). */
+  private async readTable(orgId: string, org: OrgFeed, collection: SyncCollection): Promise<boolean> {
+    const table = collection.resource.table;
+    const since = org.lastSeq.get(table) ?? 0;
+    const rows = await readFeed<Doc>(this.db, collection.table, orgId, since, BATCH);
+    if (!rows.length) return false;
+    org.lastSeq.set(table, rows.at(-1)!.seq);
+    const takers = [...org.subscribers].filter((s) => s.collections.has(collection.name) && !scopeFor(s.ctx.viewer.role, collection.name));
+    if (takers.length) {
+      const documents = rows.map((r) => toDocument(r.record, r.deleted));
+      const json = JSON.stringify({ type: 'changes', collection: collection.name, documents, checkpoint: { seq: rows.at(-1)!.seq }, since: { seq: since } } satisfies LiveEvent);
+      for (const subscriber of takers) subscriber.send(json);
     }
+    return rows.length === BATCH;
   }
 
-  /** The technician's window of visits, as the pull applies it (shared/sync/rules.ts). */
-  private visibleTo(subscriber: Subscriber, collection: SyncCollection, record: Doc): boolean {
-    if (collection.name !== technicianVisitWindow.collection || subscriber.ctx.viewer.role !== 'TECHNICIAN') return true;
-    return technicianVisitWindow.holds(record, this.settings.serviceWindowDays, Date.now());
+  /**
+   * Technicians' new entries of a scoped collection, each technician's to their own subscribers,
+   * encoded once per technician; true when a full batch was read.
+   */
+  private async readScopes(orgId: string, org: OrgFeed, collection: SyncCollection): Promise<boolean> {
+    const table = collection.resource.table;
+    if (!org.lastScopeSeq.has(table)) return false;
+    const since = org.lastScopeSeq.get(table)!;
+    const entries = await readScopeEntries(this.db, collection.table, orgId, collection.name, since, BATCH);
+    if (!entries.length) return false;
+    const checkpoint = entries.at(-1)!.seq;
+    org.lastScopeSeq.set(table, checkpoint);
+    const takers = new Map<string, Subscriber[]>();
+    for (const s of org.subscribers) {
+      if (!s.collections.has(collection.name) || !scopeFor(s.ctx.viewer.role, collection.name)) continue;
+      takers.set(s.ctx.viewer.userId, [...(takers.get(s.ctx.viewer.userId) ?? []), s]);
+    }
+    const documents = new Map<string, string[]>();
+    for (const e of entries) if (takers.has(e.audience)) documents.set(e.audience, [...(documents.get(e.audience) ?? []), e.doc]);
+    const previous = await lastPositions(this.db, orgId, collection.name, [...documents.keys()], since);
+    for (const [audience, docs] of documents) {
+      // The documents are JSON already (written by the database): joined, not parsed and encoded again.
+      const json = `{"type":"changes","collection":${JSON.stringify(collection.name)},"documents":[${docs.join(',')}],"checkpoint":{"seq":${checkpoint}},"since":{"seq":${previous.get(audience) ?? 0}}}`;
+      for (const subscriber of takers.get(audience)!) subscriber.send(json);
+    }
+    return entries.length === BATCH;
   }
 }

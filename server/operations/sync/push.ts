@@ -1,12 +1,14 @@
 import { errors, isAppError, PushCheckpoint, withNullsLeftOut } from '../../../shared/index.js';
-import { feedHead, feedIdsAfter, lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/change-feed.js';
+import { lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/change-feed.js';
 import type { Queryable } from '../../storage/db.js';
+import { leaveAgain } from '../../storage/scope-feed.js';
 import { quarantine } from '../../storage/sync-log.js';
 import { appliedChanges, recordChanges } from '../../storage/sync-receipts.js';
 import type { OperationContext } from '../context.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
+import { deviceFeed, type DeviceFeed } from './device-feed.js';
 import { parseDocument, toDocument } from './documents.js';
 import { applyMovement } from './ledger-push.js';
 import { deviceCopyDiffers, differsForDevice, mergeDocument, sameValue, type Doc } from './merge.js';
@@ -61,8 +63,9 @@ function isDatabaseError(error: unknown): boolean {
  */
 async function applyBatch(ctx: OperationContext, tx: Queryable, collection: SyncCollection, rows: Row[], since: number | undefined, careful: boolean): Promise<PushOutcome> {
   const orgId = ctx.viewer.orgId;
+  const feed = deviceFeed(ctx.viewer, collection);
   await lockOrganizationFeed(tx, orgId);
-  const head = since === undefined ? null : await feedHead(tx, collection.table, orgId);
+  const head = since === undefined ? null : await feed.head(tx);
   const masters = await lockDocuments<Doc>(tx, collection.table, orgId, [...new Set(rows.map(rowId))]);
   const run: PushRun = { ctx, tx, collection, masters, applied: await appliedChanges(tx, orgId, mentionedChangeIds(rows)), refs: new References(tx, orgId) };
   for (const ref of collection.references) await run.refs.prefetch(ref.table, rows.map((r) => r.newDocumentState[ref.field]));
@@ -99,21 +102,23 @@ async function applyBatch(ctx: OperationContext, tx: Queryable, collection: Sync
   settle(await writes.flush(run));
   await logClashes(ctx, tx, collection, results.flatMap((r) => (r.clashes ?? []).map((clash) => ({ documentId: r.id, clash }))));
   await recordChanges(tx, orgId, rows.flatMap((r) => (r.changeId && !run.applied.has(r.changeId) ? [r.changeId] : [])));
+  if (feed.scoped) await leaveAgain(tx, orgId, ctx.viewer.userId, collection.name, collection.resource.table, rows.map(rowId));
   const { holding, ...outcome } = foldResults(results);
   const headBefore = head !== null && head === since ? head : null;
-  return { ...outcome, checkpoint: await checkpointPastOwnWrites(run, headBefore, holding) };
+  return { ...outcome, checkpoint: await checkpointPastOwnWrites(run, feed, headBefore, holding) };
 }
 
 /**
- * The feed position after this push's writes, if the device that sent its checkpoint (the head
- * when the lock was taken) will hold every row changed since as stored; else null. Still under
- * the organization's feed lock, so nothing else has written meanwhile. Rows written another way
- * (a deletion, a stock movement's levels) or by a hook are not `holding`: then null.
+ * The position in the device's feed after this push's writes, if the device that sent its
+ * checkpoint (the head when the lock was taken) will hold every row changed since as stored; else
+ * null. Still under the organization's feed lock, so nothing else has written meanwhile. Rows
+ * written another way (a deletion, a stock movement's levels) or by a hook are not `holding`, and a
+ * row that left the device's scope must reach it as a departure: then null.
  */
-async function checkpointPastOwnWrites(run: PushRun, headBefore: number | null, holding: ReadonlySet<string>): Promise<{ seq: number } | null> {
+async function checkpointPastOwnWrites(run: PushRun, feed: DeviceFeed, headBefore: number | null, holding: ReadonlySet<string>): Promise<{ seq: number } | null> {
   if (headBefore === null) return null;
-  const changed = await feedIdsAfter(run.tx, run.collection.table, run.ctx.viewer.orgId, headBefore, holding.size + 1);
-  if (!changed.every((row) => holding.has(row.id))) return null;
+  const changed = await feed.entriesAfter(run.tx, headBefore, holding.size + 1);
+  if (!changed.every((row) => row.present && holding.has(row.id))) return null;
   return { seq: changed.at(-1)?.seq ?? headBefore };
 }
 

@@ -2,7 +2,7 @@ import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { errors, PUSH_CHECKPOINT_HEADER } from '../../../shared/index.js';
 import type { LiveFeed } from '../../operations/sync/live-feed.js';
-import { pull, pullResponseParts, type SyncSettings } from '../../operations/sync/pull.js';
+import { pull, pullResponseParts } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
 import { SYNC_COLLECTIONS } from '../../operations/sync/collections.js';
 import { writeNow } from '../http/compression.js';
@@ -18,7 +18,7 @@ import { contextOf } from '../http/request-context.js';
  */
 export interface SyncRouteDeps {
   feed: LiveFeed;
-  settings: SyncSettings & { heartbeatMs: number; bodyLimitBytes: number; maxStreamsPerToken: number };
+  settings: { heartbeatMs: number; bodyLimitBytes: number; maxStreamsPerToken: number };
   logger: Logger;
   metrics?: Pick<Metrics, 'syncPull' | 'syncPush'>;
 }
@@ -65,7 +65,7 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     const stop = await feed.subscribe(
       ctx,
       names ?? [...known],
-      (_event, json) => writeNow(res, `data: ${json}\n\n`),
+      (json) => writeNow(res, `data: ${json}\n\n`),
       () => res.end(), // the token was revoked: the device must authenticate again
     );
     // The device may have gone while the subscription was being set up.
@@ -74,7 +74,7 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
   });
 
   router.get('/sync/:collection/pull', auth, async (req, res) => {
-    const result = await pull(contextOf(req), settings, req.params.collection as string, {
+    const result = await pull(contextOf(req), req.params.collection as string, {
       checkpoint: req.query.checkpoint,
       limit: req.query.limit,
     });

@@ -551,6 +551,8 @@ export type InventoryLocation = {
   updatedAt: Scalars['DateTime']['output'];
   name: Scalars['String']['output'];
   address?: Maybe<Scalars['String']['output']>;
+  /** The technician whose truck this is: their devices hold its stock */
+  technicianId?: Maybe<Scalars['ID']['output']>;
 };
 
 export type InventoryItem = {
@@ -1332,11 +1334,15 @@ export type TransferInventoryResult = {
 export type CreateInventoryLocationInput = {
   name: Scalars['String']['input'];
   address?: InputMaybe<Scalars['String']['input']>;
+  /** The technician whose truck this is: their devices hold its stock */
+  technicianId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 export type UpdateInventoryLocationInput = {
   name?: InputMaybe<Scalars['String']['input']>;
   address?: InputMaybe<Scalars['String']['input']>;
+  /** The technician whose truck this is: their devices hold its stock */
+  technicianId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 export type CreateServiceInput = {

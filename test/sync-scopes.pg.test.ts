@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { SCOPED_COLLECTIONS, scopeOf, type CollectionName } from '../shared/index.js';
+import { seededRandom } from '../shared/seeded-random.js';
+import { provisionOrganization } from '../server/operations/organization.js';
+import { SYNC_COLLECTIONS } from '../server/operations/sync/collections.js';
+import type { Queryable } from '../server/storage/db.js';
+import { engines, openTestStore, type TestStore } from './support/engines.js';
+
+/**
+ * What a technician's device holds is declared once (shared/sync/scopes.ts) and has two forms:
+ * the SQL triggers that keep each technician's feed as rows are written (server/storage/scope-sql.ts),
+ * and `scopeOf`, which computes it in memory from all the rows. Here both run on the same
+ * generated organization, written as any writer would, then moved about one write at a time (visits
+ * reassigned, customers and trucks given to someone else, quotes and visits pointed at other
+ * customers, visits deleted), and must agree after every step.
+ */
+const DAY = 86_400_000;
+
+describe.each(engines)('technician scopes on %s: the triggers and the declaration agree', (engine) => {
+  let store: TestStore;
+  let orgId: string;
+  const random = seededRandom(30);
+  const pick = <T,>(list: readonly T[]): T => list[Math.floor(random() * list.length)]!;
+  const techs = ['tech-a', 'tech-b', 'tech-c', 'tech-d', 'tech-e', 'tech-late'];
+  // tech-late is named by rows before their user exists (data imported before their token).
+  const users = new Set(techs.filter((t) => t !== 'tech-late'));
+  const someone = () => (random() < 0.2 ? null : random() < 0.1 ? 'office-user' : pick(techs));
+
+  beforeAll(async () => {
+    store = await openTestStore(engine);
+    orgId = (await provisionOrganization(store.db, { name: 'Scope Pools' })).organization.id;
+    await insert(store.db, 'users', [...[...users].map((id) => ({ id, name: id, role: 'TECHNICIAN' })), { id: 'office-user', name: 'Office', role: 'OFFICE' }]);
+  });
+  afterAll(async () => {
+    await store?.drop();
+  });
+
+  async function insert(q: Queryable, table: string, rows: Record<string, unknown>[]): Promise<void> {
+    const columns = Object.keys(rows[0]!);
+    const values = rows.map((_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 2}`).join(', ')}, $1)`);
+    await q.query(`insert into ${table} (${columns.join(', ')}, org_id) values ${values.join(', ')}`, [orgId, ...rows.flatMap((row) => columns.map((c) => row[c]))]);
+  }
+
+  /** Every row of the organization, as documents (tombstones included). */
+  async function everything(): Promise<Partial<Record<CollectionName, ({ id: string } & Record<string, unknown>)[]>>> {
+    const out: Partial<Record<CollectionName, ({ id: string } & Record<string, unknown>)[]>> = {};
+    for (const c of SYNC_COLLECTIONS) {
+      const { rows } = await store.db.query<{ doc: { id: string } & Record<string, unknown> }>(
+        `select row_to_json(d) as doc from ${c.resource.table} t, lateral (select ${c.table.jsonSelectList('t')}, t._deleted as "_deleted") d where t.org_id = $1`,
+        [orgId],
+      );
+      out[c.name as CollectionName] = rows.map((r) => r.doc);
+    }
+    return out;
+  }
+
+  /** Per technician and collection, the ids held: by the triggers' entries, and by the declaration. */
+  async function compare(): Promise<{ sql: Record<string, string[]>; declared: Record<string, string[]> }> {
+    const { rows } = await store.db.query<{ audience: string; collection: string; row_id: string }>(
+      'select audience, collection, row_id from scope_rows where org_id = $1 and present order by row_id',
+      [orgId],
+    );
+    const { rows: now } = await store.db.query<{ now: Date }>('select now() as now');
+    const all = await everything();
+    const sql: Record<string, string[]> = {};
+    const declared: Record<string, string[]> = {};
+    // The office holds everything through the tables' own feed: no entries of its own, whatever it
+    // names; nor has a technician whose user does not exist yet.
+    expect(rows.filter((r) => !users.has(r.audience))).toEqual([]);
+    for (const tech of users) {
+      const held = scopeOf(tech, all, 60, new Date(now[0]!.now).getTime());
+      for (const collection of SCOPED_COLLECTIONS) {
+        const key = `${tech} ${collection}`;
+        declared[key] = [...(held.get(collection) ?? [])].sort();
+        sql[key] = rows.filter((r) => r.audience === tech && r.collection === collection).map((r) => r.row_id).sort();
+      }
+    }
+    return { sql, declared };
+  }
+
+  it('on a generated organization, then after each of 150 moves', async () => {
+    const now = Date.now();
+    const customers = Array.from({ length: 40 }, (_, i) => ({
+      id: `c${i}`,
+      last_name: `Customer ${i}`,
+      service: random() < 0.4 ? JSON.stringify({ technicianId: someone() }) : null,
+    }));
+    const visits = Array.from({ length: 240 }, (_, i) => ({
+      id: `v${i}`,
+      customer_id: random() < 0.9 ? pick(customers).id : null,
+      new_technician_id: someone(),
+      new_secondary_technician_id: random() < 0.2 ? someone() : null,
+      created_by_id: someone(),
+      // Either side of the 60-day window, some far ahead, some without a start.
+      start_time: random() < 0.15 ? null : new Date(now + (random() - 0.6) * 150 * DAY).toISOString(),
+      _deleted: random() < 0.05,
+    }));
+    const quotes = Array.from({ length: 30 }, (_, i) => ({
+      id: `q${i}`, number: `Q-${i}`, title: 'Quote', customer_id: pick(customers).id, status: 'DRAFT', subtotal: 0, tax: 0, total: 0, created_by_id: someone(),
+    }));
+    const locations = Array.from({ length: 8 }, (_, i) => ({ id: `l${i}`, name: `Location ${i}`, technician_id: i === 0 ? null : someone() }));
+    const items = Array.from({ length: 5 }, (_, i) => ({ id: `i${i}`, name: `Item ${i}`, category: 'CHEMICAL', unit_price: 1, is_active: true }));
+    const levels = locations.flatMap((l) => items.filter(() => random() < 0.6).map((item) => ({ id: `s-${l.id}-${item.id}`, item_id: item.id, location_id: l.id, quantity: 3 })));
+    const movements = Array.from({ length: 60 }, (_, i) => ({
+      id: `m${i}`, item_id: pick(items).id, location_id: pick(locations).id, to_location_id: random() < 0.2 ? pick(locations).id : null,
+      delta: -1, reason: 'USE', created_by_id: someone(),
+    }));
+    const appointments = Array.from({ length: 20 }, (_, i) => ({ id: `a${i}`, customer_id: pick(customers).id, technician_id: someone(), start_time: new Date(now).toISOString(), status: 'SCHEDULED' }));
+    await store.db.transaction(async (tx) => {
+      await insert(tx, 'customers', customers);
+      await insert(tx, 'services', visits);
+      await insert(tx, 'quotes', quotes);
+      await insert(tx, 'inventory_locations', locations);
+      await insert(tx, 'inventory_items', items);
+      await insert(tx, 'stock_levels', levels);
+      await insert(tx, 'stock_movements', movements);
+      await insert(tx, 'appointments', appointments);
+    });
+    let { sql, declared } = await compare();
+    expect(sql).toEqual(declared);
+    // The generated organization gives every kind of reason something to hold.
+    for (const c of SCOPED_COLLECTIONS) expect(techs.some((t) => sql[`${t} ${c}`]!.length > 0), c).toBe(true);
+
+    const moves: [string, () => Promise<unknown>][] = [
+      ['visit reassigned', () => store.db.query('update services set new_technician_id = $2 where org_id = $1 and id = $3', [orgId, someone(), pick(visits).id])],
+      ['secondary changed', () => store.db.query('update services set new_secondary_technician_id = $2 where org_id = $1 and id = $3', [orgId, someone(), pick(visits).id])],
+      ['visit for another customer', () => store.db.query('update services set customer_id = $2 where org_id = $1 and id = $3', [orgId, pick(customers).id, pick(visits).id])],
+      ['visit moved in time', () => store.db.query('update services set start_time = $2 where org_id = $1 and id = $3', [orgId, new Date(now + (random() - 0.6) * 150 * DAY), pick(visits).id])],
+      ['visit deleted or restored', () => store.db.query('update services set _deleted = not _deleted where org_id = $1 and id = $2', [orgId, pick(visits).id])],
+      ['customer assigned', () => store.db.query(`update customers set service = jsonb_build_object('technicianId', $2::text) where org_id = $1 and id = $3`, [orgId, someone(), pick(customers).id])],
+      ['quote for another customer', () => store.db.query('update quotes set customer_id = $2 where org_id = $1 and id = $3', [orgId, pick(customers).id, pick(quotes).id])],
+      ['truck given to someone', () => store.db.query('update inventory_locations set technician_id = $2 where org_id = $1 and id = $3', [orgId, someone(), pick(locations).id])],
+      ['appointment reassigned', () => store.db.query('update appointments set technician_id = $2 where org_id = $1 and id = $3', [orgId, someone(), pick(appointments).id])],
+      ['two visits in one statement', () => store.db.query('update services set new_technician_id = $2 where org_id = $1 and id = any($3)', [orgId, someone(), [pick(visits).id, pick(visits).id]])],
+    ];
+    for (let i = 0; i < 150; i++) {
+      if (i === 75) {
+        await insert(store.db, 'users', [{ id: 'tech-late', name: 'Late', role: 'TECHNICIAN' }]);
+        users.add('tech-late');
+        ({ sql, declared } = await compare());
+        expect(sql, 'once the late technician exists').toEqual(declared);
+        expect(SCOPED_COLLECTIONS.some((c) => sql[`tech-late ${c}`]!.length > 0)).toBe(true);
+      }
+      const [what, move] = pick(moves);
+      await move();
+      ({ sql, declared } = await compare());
+      expect(sql, `after move ${i + 1} (${what})`).toEqual(declared);
+    }
+
+    // Recomputing everything from scratch changes nothing: what the triggers kept is what the rules say.
+    const before = await store.db.query('select audience, collection, row_id, seq, present from scope_rows where org_id = $1 order by 1, 2, 3', [orgId]);
+    await store.db.query('select scope_rebuild($1)', [orgId]);
+    const after = await store.db.query('select audience, collection, row_id, seq, present from scope_rows where org_id = $1 order by 1, 2, 3', [orgId]);
+    expect(after.rows).toEqual(before.rows);
+  });
+});
