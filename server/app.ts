@@ -12,6 +12,7 @@ import { answerWithin } from './transports/http/deadline.js';
 import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './transports/http/errors.js';
 import { frontPageRoutes } from './transports/http/front-page.js';
 import { officeAppRoutes } from './transports/http/office-app.js';
+import { technicianAppRoutes } from './transports/http/technician-app.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
 import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks } from './transports/http/file-links.js';
@@ -76,6 +77,7 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   app.use(metricsRoute(metrics, config.http.metricsToken));
   app.use(frontPageRoutes());
   app.use(officeAppRoutes());
+  app.use(technicianAppRoutes());
   app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
   app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes));
   app.use(downloadRoute(blobs, links));

@@ -172,6 +172,27 @@ describe.each(engines)('organization API on %s', (engine) => {
       expect(JSON.stringify(rows[0])).not.toContain(created.token.slice(4));
     });
 
+    it("a further token for an existing technician (their new phone) is that technician, and is revoked alone", async () => {
+      const tech = await createToken('TECHNICIAN');
+      const phone = await gql(server, admin, CREATE_TOKEN, { input: { name: 'Phone', role: 'TECHNICIAN', userId: tech.apiToken.userId } });
+      const created = phone.data!.createApiToken;
+      expect(created.apiToken).toMatchObject({ name: 'Phone', role: 'TECHNICIAN', userId: tech.apiToken.userId });
+      const viewer = await gql(server, created.token, '{ viewer { user { id } } }');
+      expect(viewer.data!.viewer.user.id).toBe(tech.apiToken.userId);
+      await gql(server, admin, REVOKE_TOKEN, { id: created.apiToken.id });
+      expect((await gql(server, created.token, ORGANIZATION)).status).toBe(401);
+      expect((await gql(server, tech.token, ORGANIZATION)).status).toBe(200);
+
+      // Another role than the user's, or a user of another organization: refused, nothing created.
+      const before = (await gql(server, admin, '{ apiTokens { id } }')).data!.apiTokens.length;
+      const wrongRole = await gql(server, admin, CREATE_TOKEN, { input: { name: 'x', role: 'ADMIN', userId: tech.apiToken.userId } });
+      expect(errorCodes(wrongRole)).toEqual(['BAD_USER_INPUT']);
+      const other = await newOrganization(store.db, 'Other Pools');
+      const foreign = await gql(server, other.token, CREATE_TOKEN, { input: { name: 'x', role: 'TECHNICIAN', userId: tech.apiToken.userId } });
+      expect(errorCodes(foreign)).toEqual(['NOT_FOUND']);
+      expect((await gql(server, admin, '{ apiTokens { id } }')).data!.apiTokens.length).toBe(before);
+    });
+
     it('a wrong token gets 401', async () => {
       const res = await gql(server, 'pst_not-a-real-token', ORGANIZATION);
       expect(res.status).toBe(401);

@@ -145,7 +145,7 @@ describe('client SDK', () => {
     const stored = (await serverVisits()).find((v: any) => v.id === visitId);
     expect(stored).toMatchObject({ notes: 'done before it moved', newTechnicianId: other.apiToken.userId, chemicalReadings: expect.objectContaining({ ph: 7.4 }) });
     expect(stored.photos.find((p: any) => p.id === photoId)).toMatchObject({ size: photo.length });
-    expect(departures).toEqual([{ collection: 'services', id: visitId, changesDelivered: true }]);
+    expect(departures).toEqual([{ collection: 'services', id: visitId, changesDelivered: true, held: expect.objectContaining({ id: visitId, notes: 'done before it moved' }) }]);
     expect(await firstValueFrom(device.sync.status$)).toMatchObject({ pendingPushes: 0, pendingPhotoUploads: 0 });
   });
 

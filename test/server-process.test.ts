@@ -17,13 +17,14 @@ const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '' 
 async function startServer() {
   const child = spawnNpmStart(env);
   const done = finished(child);
-  const out = await waitForOutput(child, /listening on (http:\/\/\S+)/);
+  const out = await waitForOutput(child, /listening on (http:\/\/\S+)/, 150_000);
   const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
   return { child, done, out, url };
 }
 
 describe('npm start', () => {
-  it('creates a demo organization on an empty store and prints its admin token once', async () => {
+  // Two `npm start`s, each building the server and three browser bundles: slow on a loaded machine.
+  it('creates a demo organization on an empty store and prints its admin token once', { timeout: 180_000 }, async () => {
     const first = await startServer();
     const token = /\b(pst_[A-Za-z0-9_-]+)/.exec(first.out)?.[1];
     expect(token).toBeDefined();

@@ -1,7 +1,7 @@
 import { useEffect, useState } from 'react';
 import { SyncBar } from './components/sync-bar.js';
-import { SessionContext } from './hooks.js';
-import { href, useRoute, type Route } from './route.js';
+import { SessionContext } from '../app-kit/hooks.js';
+import { href, useRoute, type Route } from '../app-kit/route.js';
 import { BoardScreen } from './screens/board.js';
 import { BulkScreen } from './screens/bulk.js';
 import { ConflictsScreen } from './screens/conflicts.js';

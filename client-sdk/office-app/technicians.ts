@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
 import { OfficeTechniciansDocument } from './graphql/operations.generated.js';
-import { useSession } from './hooks.js';
+import { useSession } from '../app-kit/hooks.js';
 
 /**
  * The organization's technicians (users are not replicated): asked of the server, and kept in

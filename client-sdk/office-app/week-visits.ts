@@ -1,6 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { OfficeBoardRangeDocument, type OfficeBoardRangeQuery } from './graphql/operations.generated.js';
-import { useDocs, useSession } from './hooks.js';
+import { useDocs, useSession } from '../app-kit/hooks.js';
 
 /**
  * The visits of a date range for the board, and their customers.

@@ -10,6 +10,8 @@ export interface Departure {
   collection: string;
   id: string;
   changesDelivered: boolean;
+  /** The document as this device held it, to name it to the person (it is gone from the replica). */
+  held: Record<string, unknown>;
 }
 
 /** Rows pushed in this session that are remembered (the newest; older ones are forgotten first). */
@@ -37,9 +39,9 @@ export class Departures {
     for (const id of ids) this.remember(outboxKey(collection, id));
   }
 
-  /** The row is gone from the replica. */
-  applied(collection: string, id: string): void {
-    this.report({ collection, id, changesDelivered: this.changed.delete(outboxKey(collection, id)) });
+  /** The row is gone from the replica; `held` is what it was. */
+  applied(collection: string, id: string, held: Record<string, unknown>): void {
+    this.report({ collection, id, changesDelivered: this.changed.delete(outboxKey(collection, id)), held });
   }
 
   private remember(key: string): void {

@@ -1,7 +1,7 @@
 import { isDeparture } from '../../shared/index.js';
 import { outboxKey } from './outbox.js';
 import { pullAhead } from './pull-ahead.js';
-import { readStored, writeStates, type DocState } from './replica-store.js';
+import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
 import type { ChangeBatch } from './stream.js';
 import type { SyncContext } from './sync-context.js';
 
@@ -42,10 +42,10 @@ async function applyServerStates(ctx: SyncContext, name: string, documents: DocS
     const clean = changedHere.size ? documents.filter((d) => !changedHere.has(outboxKey(name, d.id))) : documents;
     const collection = ctx.collection(name);
     const stored = await readStored(collection, clean.map((d) => d.id));
-    const departing = clean.filter((d) => isDeparture(d) && stored.get(d.id)?._deleted === false).map((d) => d.id);
+    const departing = clean.filter((d) => isDeparture(d) && stored.get(d.id)?._deleted === false).map((d) => stateOf(stored.get(d.id)!));
     await writeStates(collection, clean.filter((d) => !olderThan(d, stored.get(d.id))), stored);
     for (const d of documents) if (isDeparture(d) && changedHere.has(outboxKey(name, d.id))) ctx.departures?.postpone(name, d.id);
-    for (const id of departing) ctx.departures?.applied(name, id);
+    for (const { _deleted, ...held } of departing) ctx.departures?.applied(name, held.id, held);
   });
 }
 

@@ -59,6 +59,8 @@ export interface IssuedToken {
 const CreateTokenInput = z.strictObject({
   name: z.string().trim().min(1, 'must not be empty').max(200),
   role: z.enum(ROLES),
+  /** A token for this existing user (a technician's new phone) instead of a new user; the role must be theirs. */
+  userId: z.string().min(1).max(200).nullish(),
 });
 
 /** Creates a user with the role and a token for it, inside an open transaction. */
@@ -68,17 +70,34 @@ export async function issueToken(
   input: { name: string; role: Role },
 ): Promise<IssuedToken> {
   const user = await users.insert(tx, orgId, { id: newId(), name: input.name, role: input.role, email: null });
+  return tokenForUser(tx, orgId, input.name, user.id);
+}
+
+/** A new token (named `name`) for the user, inside an open transaction. */
+async function tokenForUser(tx: Queryable, orgId: string, name: string, userId: string): Promise<IssuedToken> {
   const token = generateToken();
   const id = newId();
-  await insertToken(tx, orgId, { id, name: input.name, userId: user.id, tokenHash: hashToken(token) });
+  await insertToken(tx, orgId, { id, name, userId, tokenHash: hashToken(token) });
   return { token, apiToken: (await findToken(tx, orgId, id))! };
 }
 
-/** ADMIN only. The token is returned here and never again. */
+/** A further token for an existing user of the organization (their new phone), inside an open transaction. */
+async function issueTokenFor(tx: Queryable, orgId: string, input: { name: string; role: Role; userId: string }): Promise<IssuedToken> {
+  const user = await users.findById(tx, orgId, input.userId);
+  if (!user) throw errors.notFound('User', input.userId);
+  if (user.role !== input.role) throw errors.badInput(`User ${input.userId} is ${user.role}, not ${input.role}`, { field: 'role' });
+  return tokenForUser(tx, orgId, input.name, user.id);
+}
+
+/**
+ * ADMIN only. The token is returned here and never again. Without `userId` the token is a new user
+ * with the role; with one, another token of that user (the office handing a technician's phone
+ * its sign-in as a QR code).
+ */
 export async function createApiToken(ctx: OperationContext, rawInput: unknown): Promise<IssuedToken> {
   requireRole(ctx.viewer, ['ADMIN'], 'create API tokens');
-  const input = parseInput(CreateTokenInput, rawInput);
-  return ctx.db.transaction((tx) => issueToken(tx, ctx.viewer.orgId, input));
+  const { userId, ...input } = parseInput(CreateTokenInput, rawInput);
+  return ctx.db.transaction((tx) => (userId ? issueTokenFor(tx, ctx.viewer.orgId, { ...input, userId }) : issueToken(tx, ctx.viewer.orgId, input)));
 }
 
 /** ADMIN only. Revoking twice is harmless; revoking your own token is allowed. */

@@ -9,6 +9,7 @@ import { benchBulk } from './bulk.js';
 import { benchScaleOut } from './scale-out.js';
 import { benchOfficeApp } from './office-app.js';
 import { benchStoredJson } from './stored-json.js';
+import { benchStorm } from './storm.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -55,7 +56,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|bulk|scale|app|json runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|json runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const onPg = Boolean(postgresUrl) && engines.includes('postgres');
@@ -69,6 +70,10 @@ if (!only || only === 'sync') {
   if (onPg) await benchSync('postgres', postgresUrl);
 }
 if ((!only || only === 'scale') && onPg) await benchScaleOut(postgresUrl!);
+if (!only || only === 'storm') {
+  if (engines.includes('pglite')) await benchStorm('pglite');
+  if (onPg) for (const processes of [1, 2]) await benchStorm('postgres', postgresUrl, processes);
+}
 // An experiment kept reproducible (issue 14): run only when asked for.
 if (only === 'json' && postgresUrl) await benchStoredJson(postgresUrl);
 // The office app's figures are the browser's: one engine is enough (PostgreSQL when there is one).

@@ -1,7 +1,7 @@
 import { useEffect, useId, useState } from 'react';
 import { OfficeLookupDocument, type OfficeLookupQuery } from '../graphql/operations.generated.js';
-import { customerAddress, customerName } from '../format.js';
-import { useSession } from '../hooks.js';
+import { customerAddress, customerName } from '../../app-kit/format.js';
+import { useSession } from '../../app-kit/hooks.js';
 
 /** A customer as the lookup answers it. */
 export type PickedCustomer = OfficeLookupQuery['infiniteCustomerLookup']['edges'][number]['node'];

@@ -1,9 +1,9 @@
 import type { SyncState } from '../../index.js';
-import { useDocs, useGraphQL, useObservable, useSession } from '../hooks.js';
+import { useDocs, useGraphQL, useObservable, useSession } from '../../app-kit/hooks.js';
 import { OfficeConflictCountDocument, OfficeLogoDocument } from '../graphql/operations.generated.js';
-import { href } from '../route.js';
+import { href } from '../../app-kit/route.js';
 import { conflictsSeenSince } from '../screens/conflicts.js';
-import { time } from '../format.js';
+import { time } from '../../app-kit/format.js';
 
 const CONNECTION_WORDS: Record<SyncState, string> = {
   stopped: 'Offline',

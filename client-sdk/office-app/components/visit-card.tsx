@@ -1,5 +1,5 @@
-import { customerAddress, customerName, readingsOf, time, visitStatus } from '../format.js';
-import { href } from '../route.js';
+import { customerAddress, customerName, readingsOf, time, visitStatus } from '../../app-kit/format.js';
+import { href } from '../../app-kit/route.js';
 import type { BoardCustomer, BoardVisit } from '../week-visits.js';
 
 /** One visit on the board: a link to its page that can also be dragged to another cell. */

@@ -55,6 +55,8 @@ export type UpdateOrganizationSettingsInput = {
 export type CreateApiTokenInput = {
   name: string;
   role: Role;
+  /** A further token for this existing user (a technician's new phone) instead of a new user; the role must be theirs. Not in the spec. */
+  userId?: string | null | undefined;
 };
 
 export type QuoteLineItemCreate = {
@@ -83,11 +85,6 @@ export type TransferInventoryInput = {
   quantity: number;
 };
 
-export type OfficeViewerQueryVariables = Exact<{ [key: string]: never; }>;
-
-
-export type OfficeViewerQuery = { viewer: { role: Role, user: { id: string, name: string }, organization: { id: string, name: string, logo: string | null } } };
-
 export type OfficeLogoQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -111,14 +108,6 @@ export type OfficeTechniciansQueryVariables = Exact<{ [key: string]: never; }>;
 
 
 export type OfficeTechniciansQuery = { users: Array<{ id: string, name: string }> };
-
-export type OfficePhotoLinksQueryVariables = Exact<{
-  ids?: Array<string> | string | null | undefined;
-  first: number;
-}>;
-
-
-export type OfficePhotoLinksQuery = { infiniteServices: { edges: Array<{ node: { id: string, photos: Array<{ id: string, url: string | null }> } }> } };
 
 export type OfficeBoardRangeQueryVariables = Exact<{
   from: string;
@@ -242,22 +231,6 @@ export class TypedDocumentString<TResult, TVariables>
   }
 }
 
-export const OfficeViewerDocument = new TypedDocumentString(`
-    query OfficeViewer {
-  viewer {
-    role
-    user {
-      id
-      name
-    }
-    organization {
-      id
-      name
-      logo
-    }
-  }
-}
-    `) as unknown as TypedDocumentString<OfficeViewerQuery, OfficeViewerQueryVariables>;
 export const OfficeLogoDocument = new TypedDocumentString(`
     query OfficeLogo {
   organization {
@@ -299,21 +272,6 @@ export const OfficeTechniciansDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OfficeTechniciansQuery, OfficeTechniciansQueryVariables>;
-export const OfficePhotoLinksDocument = new TypedDocumentString(`
-    query OfficePhotoLinks($ids: [ID!], $first: Int!) {
-  infiniteServices(first: $first, selector: {filters: {id: {in: $ids}}}) {
-    edges {
-      node {
-        id
-        photos {
-          id
-          url
-        }
-      }
-    }
-  }
-}
-    `) as unknown as TypedDocumentString<OfficePhotoLinksQuery, OfficePhotoLinksQueryVariables>;
 export const OfficeBoardRangeDocument = new TypedDocumentString(`
     query OfficeBoardRange($from: DateTime!, $to: DateTime!, $first: Int!, $after: String) {
   infiniteServices(

@@ -1,9 +1,9 @@
-import { Alert } from '../components/alert.js';
+import { Alert } from '../../app-kit/components/alert.js';
 import { useMemo, useState, type DragEvent } from 'react';
 import { VisitCard } from '../components/visit-card.js';
-import { addDays, day, sameDay, startOfWeek } from '../format.js';
-import { useAction, useDocs, useSession } from '../hooks.js';
-import { usePhotoLinks } from '../photo-links.js';
+import { addDays, day, sameDay, startOfWeek } from '../../app-kit/format.js';
+import { useAction, useDocs, useSession } from '../../app-kit/hooks.js';
+import { usePhotoLinks } from '../../app-kit/photo-links.js';
 import { useTechnicians } from '../technicians.js';
 import { useRangeVisits, type BoardVisit } from '../week-visits.js';
 

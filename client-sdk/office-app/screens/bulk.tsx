@@ -1,8 +1,8 @@
-import { Alert } from '../components/alert.js';
-import { Field } from '../components/field.js';
+import { Alert } from '../../app-kit/components/alert.js';
+import { Field } from '../../app-kit/components/field.js';
 import { useEffect, useState, type FormEvent } from 'react';
-import { dateTime } from '../format.js';
-import { useAction, useSession } from '../hooks.js';
+import { dateTime } from '../../app-kit/format.js';
+import { useAction, useSession } from '../../app-kit/hooks.js';
 
 /**
  * Bulk operations: export customers, visits or stock, or email or text a selection of customers;

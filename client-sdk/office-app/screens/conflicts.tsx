@@ -1,9 +1,9 @@
-import { Loading } from '../components/loading.js';
+import { Loading } from '../../app-kit/components/loading.js';
 import { useState } from 'react';
-import { dateTime } from '../format.js';
+import { dateTime } from '../../app-kit/format.js';
 import { OfficeConflictsDocument } from '../graphql/operations.generated.js';
-import { useGraphQL } from '../hooks.js';
-import { href } from '../route.js';
+import { useGraphQL } from '../../app-kit/hooks.js';
+import { href } from '../../app-kit/route.js';
 
 /**
  * What sync decided for people: every value a merge overwrote (which value was kept, which lost,

@@ -1,10 +1,10 @@
 import { useMemo } from 'react';
 import type { Service } from '../../../shared/index.js';
-import { TrendChart } from '../components/trend-chart.js';
-import { customerAddress, customerName, dateTime, money, readingsOf, visitStatus } from '../format.js';
+import { TrendChart } from '../../app-kit/components/trend-chart.js';
+import { customerAddress, customerName, dateTime, money, readingsOf, visitStatus } from '../../app-kit/format.js';
 import { OfficeCustomerQuotedDocument } from '../graphql/operations.generated.js';
-import { useDoc, useDocs, useGraphQL } from '../hooks.js';
-import { href } from '../route.js';
+import { useDoc, useDocs, useGraphQL } from '../../app-kit/hooks.js';
+import { href } from '../../app-kit/route.js';
 
 /**
  * One customer: contact data, pool and bodies of water, tags, the chemistry trend over their

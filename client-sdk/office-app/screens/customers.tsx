@@ -1,10 +1,10 @@
-import { Alert } from '../components/alert.js';
+import { Alert } from '../../app-kit/components/alert.js';
 import { useEffect, useState } from 'react';
 import { OfficeCustomersDocument, type OfficeCustomersQuery } from '../graphql/operations.generated.js';
-import { Field } from '../components/field.js';
-import { customerAddress, customerName } from '../format.js';
-import { useSession } from '../hooks.js';
-import { href } from '../route.js';
+import { Field } from '../../app-kit/components/field.js';
+import { customerAddress, customerName } from '../../app-kit/format.js';
+import { useSession } from '../../app-kit/hooks.js';
+import { href } from '../../app-kit/route.js';
 
 /**
  * Customers: search as you type through the server's search (names, addresses, phones; any

@@ -1,11 +1,11 @@
-import { Loading } from '../components/loading.js';
-import { Alert } from '../components/alert.js';
-import { Field } from '../components/field.js';
+import { Loading } from '../../app-kit/components/loading.js';
+import { Alert } from '../../app-kit/components/alert.js';
+import { Field } from '../../app-kit/components/field.js';
 import { useMemo, useState, type FormEvent } from 'react';
 import type { InventoryItem, InventoryLocation } from '../../../shared/index.js';
-import { dateTime, money } from '../format.js';
+import { dateTime, money } from '../../app-kit/format.js';
 import { OfficeTransferDocument } from '../graphql/operations.generated.js';
-import { useAction, useDocs, useSession } from '../hooks.js';
+import { useAction, useDocs, useSession } from '../../app-kit/hooks.js';
 
 /**
  * Inventory: levels per location (low and negative stock flagged), an item's movement history,

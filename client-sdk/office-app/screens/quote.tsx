@@ -1,11 +1,11 @@
-import { Alert } from '../components/alert.js';
-import { Field } from '../components/field.js';
+import { Alert } from '../../app-kit/components/alert.js';
+import { Field } from '../../app-kit/components/field.js';
 import { useRef } from 'react';
 import { QUOTE_TRANSITIONS, type QuoteStatus } from '../../../shared/index.js';
-import { customerName, dateTime, money } from '../format.js';
+import { customerName, dateTime, money } from '../../app-kit/format.js';
 import { OfficeQuotePdfDocument, OfficeQuoteStatusDocument } from '../graphql/operations.generated.js';
-import { useAction, useDoc, useGraphQL, useSession } from '../hooks.js';
-import { href } from '../route.js';
+import { useAction, useDoc, useGraphQL, useSession } from '../../app-kit/hooks.js';
+import { href } from '../../app-kit/route.js';
 
 /**
  * One quote: lines and totals as the server computed them, the moves its state allows

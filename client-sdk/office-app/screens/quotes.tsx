@@ -1,12 +1,12 @@
-import { Alert } from '../components/alert.js';
-import { Field } from '../components/field.js';
+import { Alert } from '../../app-kit/components/alert.js';
+import { Field } from '../../app-kit/components/field.js';
 import { useMemo, useState, type FormEvent } from 'react';
 import { QUOTE_STATUSES, type Quote } from '../../../shared/index.js';
 import { CustomerPicker, type PickedCustomer } from '../components/customer-picker.js';
 import { OfficeCreateQuoteDocument, OfficeTaxesDocument } from '../graphql/operations.generated.js';
-import { customerName, day, money } from '../format.js';
-import { useAction, useDocs, useGraphQL, useSession } from '../hooks.js';
-import { href, navigate } from '../route.js';
+import { customerName, day, money } from '../../app-kit/format.js';
+import { useAction, useDocs, useGraphQL, useSession } from '../../app-kit/hooks.js';
+import { href, navigate } from '../../app-kit/route.js';
 
 /**
  * Quotes: the list (from the replica, live) with status filters, and a new quote with lines and

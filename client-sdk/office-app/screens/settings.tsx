@@ -1,13 +1,14 @@
-import { Loading } from '../components/loading.js';
-import { Alert } from '../components/alert.js';
-import { Field } from '../components/field.js';
+import { Loading } from '../../app-kit/components/loading.js';
+import { Alert } from '../../app-kit/components/alert.js';
+import { Field } from '../../app-kit/components/field.js';
 import { useRef, useState, type FormEvent } from 'react';
 import { ROLES } from '../../../shared/index.js';
-import { dateTime } from '../format.js';
+import { dateTime } from '../../app-kit/format.js';
 import { OfficeCreateTokenDocument, OfficeOrganizationDocument, OfficeProfileDocument, OfficeRevokeDocument, OfficeSettingsDocument, OfficeTokensDocument, type OfficeOrganizationQuery, type Role } from '../graphql/operations.generated.js';
-import { useAction, useGraphQL, useSession } from '../hooks.js';
+import { useAction, useGraphQL, useSession } from '../../app-kit/hooks.js';
+import { PhoneSignIn } from '../components/phone-sign-in.js';
 
-/** The organization's profile, settings and logo, and (for an ADMIN) its API tokens. */
+/** The organization's profile, settings and logo, and (for an ADMIN) its technicians' phones and API tokens. */
 type OrganizationAnswer = OfficeOrganizationQuery;
 
 export function SettingsScreen() {
@@ -21,7 +22,14 @@ export function SettingsScreen() {
         <Profile answer={org.data} onSaved={org.reload} />
         <Preferences answer={org.data} onSaved={org.reload} />
       </div>
-      {viewer.role === 'ADMIN' ? <Tokens /> : <p>API tokens are managed by an ADMIN.</p>}
+      {viewer.role === 'ADMIN' ? (
+        <>
+          <PhoneSignIn />
+          <Tokens />
+        </>
+      ) : (
+        <p>Phones and API tokens are managed by an ADMIN.</p>
+      )}
     </section>
   );
 }

@@ -1,4 +1,4 @@
-import { Alert } from '../components/alert.js';
+import { Alert } from '../../app-kit/components/alert.js';
 import { useState, type FormEvent } from 'react';
 
 /** The first screen: a token pasted once (the server prints the demo ADMIN token at first start). */

@@ -1,11 +1,11 @@
-import { Alert } from '../components/alert.js';
-import { Field } from '../components/field.js';
+import { Alert } from '../../app-kit/components/alert.js';
+import { Field } from '../../app-kit/components/field.js';
 import { useEffect, useState, type FormEvent } from 'react';
 import type { Service } from '../../../shared/index.js';
-import { customerAddress, customerName, dateTime, readingsOf, visitStatus } from '../format.js';
-import { useAction, useDoc, useDocs, useSession } from '../hooks.js';
-import { usePhotoLinks } from '../photo-links.js';
-import { href } from '../route.js';
+import { customerAddress, customerName, dateTime, readingsOf, visitStatus } from '../../app-kit/format.js';
+import { useAction, useDoc, useDocs, useSession } from '../../app-kit/hooks.js';
+import { usePhotoLinks } from '../../app-kit/photo-links.js';
+import { href } from '../../app-kit/route.js';
 import { useTechnicians } from '../technicians.js';
 
 /**

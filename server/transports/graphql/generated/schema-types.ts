@@ -1000,6 +1000,8 @@ export type UpdateOrganizationSettingsInput = {
 export type CreateApiTokenInput = {
   name: Scalars['String']['input'];
   role: Role;
+  /** A further token for this existing user (a technician's new phone) instead of a new user; the role must be theirs. Not in the spec. */
+  userId?: InputMaybe<Scalars['ID']['input']>;
 };
 
 export type CreatedApiToken = {

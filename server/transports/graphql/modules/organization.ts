@@ -66,6 +66,8 @@ export const typeDefs = /* GraphQL */ `
   input CreateApiTokenInput {
     name: String!
     role: Role!
+    "A further token for this existing user (a technician's new phone) instead of a new user; the role must be theirs. Not in the spec."
+    userId: ID
   }
 
   type CreatedApiToken {

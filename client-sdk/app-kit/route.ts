@@ -9,15 +9,16 @@ export interface Route {
   id: string | null;
 }
 
-export function parseRoute(hash: string): Route {
+export function parseRoute(hash: string, home = 'board'): Route {
   const [screen, id] = hash.replace(/^#\/?/, '').split('/');
-  return { screen: screen || 'board', id: id ? decodeURIComponent(id) : null };
+  return { screen: screen || home, id: id ? decodeURIComponent(id) : null };
 }
 
-export function useRoute(): Route {
-  const [route, setRoute] = useState(() => parseRoute(location.hash));
+/** The current screen; `home` when the hash names none. */
+export function useRoute(home?: string): Route {
+  const [route, setRoute] = useState(() => parseRoute(location.hash, home));
   useEffect(() => {
-    const changed = () => setRoute(parseRoute(location.hash));
+    const changed = () => setRoute(parseRoute(location.hash, home));
     addEventListener('hashchange', changed);
     return () => removeEventListener('hashchange', changed);
   }, []);

@@ -1,6 +1,6 @@
 import type { Customer, Service } from '../../shared/index.js';
 
-type ChemicalReading = NonNullable<Service['chemicalReadings']>;
+export type ChemicalReading = NonNullable<Service['chemicalReadings']>;
 
 /** How values are shown to a person: dates in the browser's zone, money in the organization's currency. */
 

@@ -1,6 +1,6 @@
 import { useEffect, useState } from 'react';
-import { OfficePhotoLinksDocument } from './graphql/operations.generated.js';
-import { useSession } from './hooks.js';
+import { PhotoLinksDocument } from './graphql/operations.generated.js';
+import { useSession } from '../app-kit/hooks.js';
 
 /**
  * Signed links to visit photos. Replicas hold photo metadata only (a link expires, so none is
@@ -26,7 +26,7 @@ export function usePhotoLinks(visits: readonly VisitPhotos[] | null): Map<string
     const ids = withPhotos.map((v) => v.id);
     const pages = [];
     for (let i = 0; i < ids.length; i += PAGE) pages.push(ids.slice(i, i + PAGE));
-    Promise.all(pages.map((page) => api.graphql(OfficePhotoLinksDocument, { ids: page, first: PAGE }))).then(
+    Promise.all(pages.map((page) => api.graphql(PhotoLinksDocument, { ids: page, first: PAGE }))).then(
       (answers) => {
         if (!current) return;
         const next = new Map<string, string>();

@@ -1,0 +1,84 @@
+import type { Role } from '../../shared/index.js';
+import { createPoolClient, type PoolClient } from '../index.js';
+import { ApiError, createApi, type Api } from './api.js';
+import { ViewerDocument, type ViewerQuery } from './graphql/operations.generated.js';
+
+/**
+ * Signing in, for both apps: a token kept in this browser (localStorage), checked against the
+ * server, and the SDK client (an IndexedDB replica named per app, organization and user) opened
+ * with it. Who the token belongs to is remembered too, so the app opens offline on its replica.
+ */
+export type Viewer = ViewerQuery['viewer'];
+
+export interface Session {
+  token: string;
+  viewer: Viewer;
+  api: Api;
+  client: PoolClient;
+}
+
+export interface SessionKind {
+  /** Names the app's keys in localStorage and its replica (`office`, `tech`). */
+  app: string;
+  /** The roles whose tokens this app takes. */
+  roles: readonly Role[];
+  /** What to say to a token of another role. */
+  wrongRole: string;
+}
+
+const tokenKey = (kind: SessionKind) => `pool-${kind.app}-token`;
+const viewerKey = (kind: SessionKind) => `pool-${kind.app}-viewer`;
+
+export function storedToken(kind: SessionKind): string | null {
+  return localStorage.getItem(tokenKey(kind));
+}
+
+/**
+ * Opens the replica for the token. A token this browser has signed in with before opens at once
+ * with the viewer it remembers (a phone without signal, or on a dead network, must not wait for a
+ * deadline to show its route), and the server is asked in the background; a revoked token then
+ * shows as the SDK's `signed-out` state. A new token is checked with the server first.
+ */
+export async function openSession(kind: SessionKind, token: string): Promise<Session> {
+  const api = createApi(location.origin, token);
+  const remembered = rememberedViewer(kind, token);
+  const viewer = remembered ?? (await whoIs(kind, api));
+  if (!kind.roles.includes(viewer.role)) throw new ApiError(kind.wrongRole, 'FORBIDDEN');
+  remember(kind, token, viewer);
+  if (remembered) void whoIs(kind, api).then((fresh) => remember(kind, token, fresh), () => {});
+  const client = await createPoolClient({ baseUrl: location.origin, token, name: `${kind.app}-${viewer.organization.id}-${viewer.user.id}` });
+  client.sync.start();
+  return { token, viewer, api, client };
+}
+
+async function whoIs(kind: SessionKind, api: Api): Promise<Viewer> {
+  try {
+    return (await api.graphql(ViewerDocument)).viewer;
+  } catch (error) {
+    if (error instanceof ApiError && error.code === 'UNAUTHENTICATED') {
+      forget(kind);
+      throw new ApiError('This token is not valid: it is mistyped or has been revoked.', 'UNAUTHENTICATED');
+    }
+    throw error;
+  }
+}
+
+function rememberedViewer(kind: SessionKind, token: string): Viewer | null {
+  const remembered = JSON.parse(localStorage.getItem(viewerKey(kind)) ?? 'null') as { token: string; viewer: Viewer } | null;
+  return remembered?.token === token ? remembered.viewer : null;
+}
+
+function remember(kind: SessionKind, token: string, viewer: Viewer): void {
+  localStorage.setItem(tokenKey(kind), token);
+  localStorage.setItem(viewerKey(kind), JSON.stringify({ token, viewer }));
+}
+
+export async function closeSession(kind: SessionKind, session: Session): Promise<void> {
+  forget(kind);
+  await session.client.close();
+}
+
+function forget(kind: SessionKind): void {
+  localStorage.removeItem(tokenKey(kind));
+  localStorage.removeItem(viewerKey(kind));
+}

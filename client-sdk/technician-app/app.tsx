@@ -1,0 +1,88 @@
+import { useEffect, useState } from 'react';
+import { SessionContext } from '../app-kit/hooks.js';
+import { href, useRoute, type Route } from '../app-kit/route.js';
+import { Notices, NoticesProvider } from './notices.js';
+import { CustomerScreen } from './screens/customer.js';
+import { QuoteScreen } from './screens/quote.js';
+import { SignInScreen } from './screens/sign-in.js';
+import { SyncScreen } from './screens/sync.js';
+import { TodayScreen } from './screens/today.js';
+import { TruckScreen } from './screens/truck.js';
+import { VisitScreen } from './screens/visit.js';
+import { closeSession, openSession, tokenToUse, type Session } from './session.js';
+import { SyncBadge } from './components/sync-badge.js';
+
+/** The bottom bar: what a technician goes back to all day. */
+const TABS = [
+  ['today', 'Today'],
+  ['truck', 'Truck'],
+  ['sync', 'Sync'],
+] as const;
+
+export function App() {
+  const [session, setSession] = useState<Session | null>(null);
+  const [opening, setOpening] = useState(() => tokenToUse());
+  const [error, setError] = useState<string | null>(null);
+
+  useEffect(() => {
+    if (!opening) return;
+    openSession(opening).then(setSession, (e: Error) => setError(e.message)).finally(() => setOpening(null));
+  }, [opening]);
+
+  if (opening) return <p className="loading">Opening your route…</p>;
+  if (!session) return <SignInScreen error={error} onSignIn={(token) => setOpening(token)} />;
+  const signOut = async () => {
+    await closeSession(session);
+    setSession(null);
+  };
+  return (
+    <SessionContext.Provider value={session}>
+      <NoticesProvider>
+        <Shell onSignOut={signOut} />
+      </NoticesProvider>
+    </SessionContext.Provider>
+  );
+}
+
+function Shell({ onSignOut }: { onSignOut: () => void }) {
+  const route = useRoute('today');
+  return (
+    <div className="shell">
+      <header className="top">
+        <span className="title">{titleOf(route)}</span>
+        <SyncBadge />
+      </header>
+      <Notices />
+      <main id="content">
+        <Screen route={route} onSignOut={onSignOut} />
+      </main>
+      <nav aria-label="Sections" className="tabs">
+        {TABS.map(([screen, label]) => (
+          <a key={screen} href={href(screen)} aria-current={tabOf(route) === screen ? 'page' : undefined}>
+            {label}
+          </a>
+        ))}
+      </nav>
+    </div>
+  );
+}
+
+const tabOf = (route: Route) => (['visit', 'customer', 'quote', 'day'].includes(route.screen) ? 'today' : route.screen);
+const titleOf = (route: Route) => ({ truck: 'Truck stock', sync: 'Sync', visit: 'Visit', customer: 'Customer', quote: 'Quote' })[route.screen] ?? 'Route';
+
+function Screen({ route, onSignOut }: { route: Route; onSignOut: () => void }) {
+  switch (route.screen) {
+    case 'visit':
+      return <VisitScreen id={route.id!} />;
+    case 'customer':
+      return <CustomerScreen id={route.id!} />;
+    case 'quote':
+      return <QuoteScreen customerId={route.id} />;
+    case 'truck':
+      return <TruckScreen />;
+    case 'sync':
+      return <SyncScreen onSignOut={onSignOut} />;
+    default:
+      return <TodayScreen day={route.screen === 'day' ? route.id : null} />;
+  }
+}

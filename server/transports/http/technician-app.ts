@@ -1,0 +1,50 @@
+import path from 'node:path';
+import express, { Router } from 'express';
+import { builtBundle, immutableFiles } from './bundles.js';
+import { PROJECT_ROOT } from './front-page.js';
+
+/**
+ * The technician app (client-sdk/technician-app/), an installable web app for phones, bundled at
+ * `npm start` into server/dist/tech (server/build-technician-app.ts):
+ *   GET /tech/                       its page (never cached by HTTP: the service worker holds it)
+ *   GET /tech/assets/<hashed name>   its script and styles, cached for a year
+ *   GET /tech/sw.js                  the service worker (Workbox precaching of all of the above)
+ *   GET /tech/manifest.webmanifest   the web app manifest; /tech/icons/* its icons
+ * The page lives at /tech/ (with the slash) so the service worker's scope, /tech/, holds it; /tech
+ * redirects there. A QR code from the office signs a phone in: /tech/#token=<token>.
+ */
+const TECH_DIR = path.join(PROJECT_ROOT, 'server', 'dist', 'tech');
+const SW_DIR = path.join(PROJECT_ROOT, 'server', 'dist', 'tech-sw');
+const APP_SOURCE = path.join(PROJECT_ROOT, 'client-sdk', 'technician-app');
+const techBundle = builtBundle(TECH_DIR, 'main');
+
+export function technicianAppRoutes(): Router {
+  const router = Router();
+  // Express matches /tech and /tech/ alike (routing is not strict): the path tells them apart.
+  router.get('/tech/', (req, res) => {
+    if (!req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, `/tech/${req.originalUrl.slice('/tech'.length)}`);
+    res.type('html').set('cache-control', 'no-cache').send(technicianPage());
+  });
+  router.get('/tech/sw.js', (_req, res) => {
+    res.set({ 'cache-control': 'no-cache', 'service-worker-allowed': '/tech/' }).sendFile(path.join(SW_DIR, 'sw.js'), (error) => error && res.status(404).end());
+  });
+  router.get('/tech/manifest.webmanifest', (_req, res) => {
+    res.type('application/manifest+json').set('cache-control', 'no-cache').sendFile(path.join(APP_SOURCE, 'manifest.webmanifest'));
+  });
+  router.use('/tech/icons', express.static(path.join(APP_SOURCE, 'icons'), { maxAge: '1d', index: false }));
+  router.use('/tech/assets', immutableFiles(TECH_DIR));
+  return router;
+}
+
+/** The page, the same for a given build (its revision in the service worker's precache is the bundle's names). */
+export function technicianPage(bundle = techBundle()): string {
+  const body = bundle
+    ? `<div id="app"></div><script type="module" src="/tech/assets/${bundle.js}"></script>`
+    : `<main style="font:16px system-ui;margin:1rem"><h1>Technician app</h1><p>The technician app is not built. Run <code>npm run build:tech</code>
+      (<code>npm start</code> does it), then reload.</p></main>`;
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1, viewport-fit=cover">
+<meta name="theme-color" content="#0b5c7a"><title>Pool route</title>
+<link rel="manifest" href="/tech/manifest.webmanifest"><link rel="icon" href="/tech/icons/icon-192.png">
+<link rel="apple-touch-icon" href="/tech/icons/icon-192.png">${bundle ? `<link rel="stylesheet" href="/tech/assets/${bundle.css}">` : ''}</head><body>${body}</body></html>`;
+}

@@ -1,0 +1,144 @@
+import http from 'node:http';
+import { gunzipSync } from 'node:zlib';
+
+/**
+ * Light technician devices for the morning-storm bench, many in one process: each speaks the
+ * replication protocol as a phone would (its own connections, gzip, every collection pulled from
+ * the start in pages, then its live stream held open) without an RxDB replica, so the bench
+ * measures the server. Started with a JSON plan on argv[2]; prints one JSON line per event the
+ * bench waits for, and the devices' report on SIGTERM.
+ *
+ *   {"devices": [{"token", "url", "startAtMs"}], "collections": [...], "pullLimit": 1000}
+ */
+interface Plan {
+  devices: { token: string; url: string; startAtMs: number }[];
+  collections: string[];
+  pullLimit: number;
+}
+
+export interface DeviceReport {
+  startedAt: number;
+  inSyncAt: number | null;
+  requests: number;
+  refused: number;
+  failed: number;
+  documents: number;
+  wireBytes: number;
+  jsonBytes: number;
+  /** Change events received on the stream, and the latency of each fan-out marker (ms). */
+  events: number;
+  latencies: number[];
+  /** Marker -> when it arrived (the moved-visit probes). */
+  arrivals: Record<string, number>;
+}
+
+const plan = JSON.parse(process.argv[2]!) as Plan;
+const reports: DeviceReport[] = plan.devices.map(() => ({
+  startedAt: 0,
+  inSyncAt: null,
+  requests: 0,
+  refused: 0,
+  failed: 0,
+  documents: 0,
+  wireBytes: 0,
+  jsonBytes: 0,
+  events: 0,
+  latencies: [],
+  arrivals: {},
+}));
+const MARKER = /storm-fanout-(\d+)@(\d+)/g;
+const PROBE = /storm-probe-[a-z0-9-]+/g;
+const CUSTOMER = /"id":"(cust-\d+)"/g;
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/** One GET with the device's own connections; the body decoded. Retries a refusal after its Retry-After. */
+async function get(agent: http.Agent, url: string, token: string, report: DeviceReport): Promise<string> {
+  for (;;) {
+    report.requests++;
+    const { status, headers, body } = await new Promise<{ status: number; headers: http.IncomingHttpHeaders; body: Buffer }>((resolve, reject) => {
+      const req = http.get(url, { agent, headers: { authorization: `Bearer ${token}`, 'accept-encoding': 'gzip' } }, (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks) }));
+        res.on('error', reject);
+      });
+      req.on('error', reject);
+      req.setTimeout(60_000, () => req.destroy(new Error('timeout')));
+    });
+    report.wireBytes += body.length;
+    if (status === 429) {
+      report.refused++;
+      await sleep(1000 * Number(headers['retry-after'] ?? 1));
+      continue;
+    }
+    if (status !== 200) {
+      report.failed++;
+      throw new Error(`${url}: HTTP ${status} ${body.toString().slice(0, 200)}`);
+    }
+    const text = headers['content-encoding'] === 'gzip' ? gunzipSync(body).toString('utf8') : body.toString('utf8');
+    report.jsonBytes += Buffer.byteLength(text);
+    return text;
+  }
+}
+
+async function initialSync(device: Plan['devices'][number], report: DeviceReport, agent: http.Agent): Promise<void> {
+  for (const collection of plan.collections) {
+    let checkpoint = 0;
+    for (;;) {
+      const page = JSON.parse(await get(agent, `${device.url}/sync/${collection}/pull?checkpoint=${checkpoint}&limit=${plan.pullLimit}`, device.token, report)) as {
+        documents: unknown[];
+        checkpoint: { seq: number };
+      };
+      report.documents += page.documents.length;
+      checkpoint = page.checkpoint.seq;
+      if (page.documents.length < plan.pullLimit) break;
+    }
+  }
+}
+
+/** Holds the stream open; counts change events and times the fan-out markers in them. */
+function holdStream(device: Plan['devices'][number], report: DeviceReport, agent: http.Agent): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const req = http.get(`${device.url}/sync/stream`, { agent, headers: { authorization: `Bearer ${device.token}` } }, (res) => {
+      if (res.statusCode !== 200) return reject(new Error(`stream: HTTP ${res.statusCode}`));
+      let buffer = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        const now = Date.now();
+        buffer += chunk;
+        const blocks = buffer.split('\n\n');
+        buffer = blocks.pop()!;
+        for (const block of blocks) {
+          if (!block.startsWith('data:')) continue;
+          if (block.includes('"type":"RESYNC"')) resolve();
+          if (!block.includes('"type":"changes"')) continue;
+          report.events++;
+          for (const [, , at] of block.matchAll(MARKER)) report.latencies.push(now - Number(at));
+          for (const [probe] of block.matchAll(PROBE)) report.arrivals[probe] ??= now;
+          if (block.includes('"collection":"customers"')) for (const [, id] of block.matchAll(CUSTOMER)) report.arrivals[id!] ??= now;
+        }
+      });
+      res.on('end', () => reject(new Error('stream ended')));
+    });
+    req.on('error', reject);
+  });
+}
+
+async function run(device: Plan['devices'][number], report: DeviceReport): Promise<void> {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+  await sleep(Math.max(0, device.startAtMs - Date.now()));
+  report.startedAt = Date.now();
+  try {
+    await initialSync(device, report, agent);
+    await holdStream(device, report, new http.Agent({ keepAlive: true, maxSockets: 1 }));
+    report.inSyncAt = Date.now();
+  } catch (error) {
+    console.error(String(error));
+  }
+}
+
+Promise.all(plan.devices.map((d, i) => run(d, reports[i]!))).then(() => console.log(JSON.stringify({ ready: true })));
+
+process.on('SIGTERM', () => {
+  process.stdout.write(`${JSON.stringify({ reports })}\n`, () => process.exit(0));
+});
