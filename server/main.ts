@@ -49,6 +49,7 @@ async function main(): Promise<void> {
   logger.info({ engine, files, url: `http://${config.host}:${port}` }, 'server listening');
   console.log(`Pool service listening on http://${config.host}:${port} (store: ${engine}; files: ${files})`);
   console.log(`Office app: http://${config.host}:${port}/app`);
+  console.log(`Technician app: http://${config.host}:${port}/tech/ (a phone signs in by the QR code under the office app's Settings, Phones)`);
 }
 
 async function printDemoToken(db: Database, blobs: BlobStore): Promise<void> {

@@ -17,7 +17,11 @@ const env = { DATA_DIR: dataDir, PORT: '0', HOST: '127.0.0.1', DATABASE_URL: '' 
 async function startServer() {
   const child = spawnNpmStart(env);
   const done = finished(child);
-  const out = await waitForOutput(child, /listening on (http:\/\/\S+)/, 150_000);
+  // A server that never says it listens is stopped, not left running after the test.
+  const out = await waitForOutput(child, /listening on (http:\/\/\S+)/, 150_000).catch((error: unknown) => {
+    child.kill('SIGTERM'); // npm passes it on to the build or the server
+    throw error;
+  });
   const url = /listening on (http:\/\/\S+)/.exec(out)![1]!;
   return { child, done, out, url };
 }

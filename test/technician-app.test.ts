@@ -277,6 +277,7 @@ describe.runIf(runs)('technician app', { timeout: 120_000 }, () => {
           return found;
         });
         expect(problems, `${screen} at ${width} px`).toEqual([]);
+        if (width === 390) await shot(page, `screen-${screen.split('/')[0]}`);
       }
     }
     await page.setViewportSize(PHONE.viewport);

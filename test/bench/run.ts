@@ -10,6 +10,7 @@ import { benchScaleOut } from './scale-out.js';
 import { benchOfficeApp } from './office-app.js';
 import { benchStoredJson } from './stored-json.js';
 import { benchStorm } from './storm.js';
+import { benchTechnicianApp } from './technician-app.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -56,7 +57,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|json runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|tech|json runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const onPg = Boolean(postgresUrl) && engines.includes('postgres');
@@ -78,4 +79,6 @@ if (!only || only === 'storm') {
 if (only === 'json' && postgresUrl) await benchStoredJson(postgresUrl);
 // The office app's figures are the browser's: one engine is enough (PostgreSQL when there is one).
 if (!only || only === 'app') await (onPg ? benchOfficeApp('postgres', postgresUrl) : benchOfficeApp('pglite'));
+// The technician app's: one technician's phone, the embedded store as a small company runs it.
+if (!only || only === 'tech') await benchTechnicianApp();
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

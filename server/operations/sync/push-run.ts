@@ -74,7 +74,7 @@ export interface PushOutcome {
 
 /** The answer of a push, from its rows' results in order. `holding`: ids written that the device will hold as stored. */
 export function foldResults(results: readonly RowResult[]): Omit<PushOutcome, 'checkpoint'> & { holding: Set<string> } {
-  const outcome = { conflicts: [] as Doc[], refused: [] as Refusal[], quarantined: [] as Refusal[], written: 0, holding: new Set<string>() };
+  const outcome: ReturnType<typeof foldResults> = { conflicts: [], refused: [], quarantined: [], written: 0, holding: new Set() };
   for (const r of results) {
     if (r.answer) outcome.conflicts.push(r.answer);
     if (r.written) outcome.written++;
