@@ -1,3 +1,4 @@
+import './trend-chart.css';
 import { READING_RANGES } from '../format.js';
 
 /**

@@ -18,7 +18,7 @@ const WHAT: Record<string, [string, string]> = {
 const STATE_WORDS: Record<string, string> = {
   online: 'Online: changes go to the office as you make them.',
   offline: 'Offline: everything is kept on this phone and sent when there is signal.',
-  connecting: 'Connecting…',
+  connecting: 'Trying to reach the server; everything is kept on this phone meanwhile.',
   'rate-limited': 'The server asked this phone to wait a moment; it goes on by itself.',
   'signed-out': 'Signed out: this phone’s token was revoked. Ask the office for a new QR code.',
   stopped: 'Sync is stopped.',

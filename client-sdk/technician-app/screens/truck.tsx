@@ -43,6 +43,7 @@ export function TruckScreen() {
                 <td>{byId.get(l.itemId)!.name}</td>
                 <td>
                   {l.quantity} {byId.get(l.itemId)!.unit ?? ''}
+                  {l.quantity < 0 && <strong> · below zero: more was used than the truck held</strong>}
                 </td>
               </tr>
             ))}
