@@ -1,14 +1,13 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import type { Queryable } from '../../server/storage/db.js';
 import { openStore } from '../../server/storage/open.js';
 import { ROOT, spawnBuiltServer, waitForOutput } from '../support/child.js';
+import { createTestDatabase } from '../support/engines.js';
 import type { DeviceReport } from './storm-devices.js';
 
 /**
@@ -87,24 +86,7 @@ async function seedCompany(q: Queryable, orgId: string, technicianIds: string[])
 }
 
 async function prepareStore(engine: 'pglite' | 'postgres', postgresUrl: string | undefined, folder: string) {
-  let databaseUrl: string | undefined;
-  let drop = async () => {};
-  if (engine === 'postgres') {
-    const name = `pool_bench_storm_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const target = new URL(postgresUrl!);
-    target.pathname = `/${name}`;
-    databaseUrl = target.toString();
-    drop = async () => {
-      const c = new pg.Client({ connectionString: postgresUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
-  }
+  const { url: databaseUrl, dropDatabase: drop } = engine === 'postgres' ? await createTestDatabase(postgresUrl, 'pool_bench_storm') : { url: undefined, dropDatabase: async () => {} };
   const db = await openStore({ databaseUrl, dataDir: path.join(folder, 'data') });
   const { organization, token: admin } = await provisionOrganization(db, { name: 'Storm Pools' });
   const technicians = [];

@@ -13,6 +13,7 @@ import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import { openStore } from '../../server/storage/open.js';
 import { finished, spawnBuiltServer, spawnTs, waitForOutput, type Finished } from '../support/child.js';
+import { createTestDatabase } from '../support/engines.js';
 import { seedOrganizationData } from './seed.js';
 import { startThrottledLink } from './throttled-link.js';
 import http from 'node:http';
@@ -45,24 +46,7 @@ export interface RunningServer {
 /** Seeds a store, then starts `server/main.ts` on it in a child process. */
 export async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: string): Promise<RunningServer> {
   const folder = await mkdtemp(path.join(tmpdir(), 'bench-sync-'));
-  let databaseUrl: string | undefined;
-  let dropDatabase = async () => {};
-  if (engine === 'postgres') {
-    const name = `pool_bench_sync_${randomBytes(4).toString('hex')}`;
-    const admin = new pg.Client({ connectionString: postgresUrl });
-    await admin.connect();
-    await admin.query(`create database ${name}`);
-    await admin.end();
-    const target = new URL(postgresUrl!);
-    target.pathname = `/${name}`;
-    databaseUrl = target.toString();
-    dropDatabase = async () => {
-      const c = new pg.Client({ connectionString: postgresUrl });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    };
-  }
+  const { url: databaseUrl, dropDatabase } = engine === 'postgres' ? await createTestDatabase(postgresUrl, 'pool_bench_sync') : { url: undefined, dropDatabase: async () => {} };
   const db = await openStore({ databaseUrl, dataDir: path.join(folder, 'data') });
   const { organization, token: officeToken } = await provisionOrganization(db, { name: 'Sync Bench' });
   const { token } = await issueToken(db, organization.id, { name: 'Bench device', role: 'OFFICE' });

@@ -36,21 +36,24 @@ export async function openTestStore(engine: Engine): Promise<TestStore> {
   };
 }
 
-/** Creates an empty PostgreSQL database beside TEST_DATABASE_URL's. */
-export async function createTestDatabase(): Promise<{ url: string; dropDatabase(): Promise<void> }> {
-  if (!TEST_DATABASE_URL) throw new Error('TEST_DATABASE_URL is not set');
-  const name = `pool_test_${randomBytes(6).toString('hex')}`;
-  await withAdminClient((c) => c.query(`create database ${name}`));
-  const url = new URL(TEST_DATABASE_URL);
+/**
+ * Creates an empty PostgreSQL database beside `baseUrl`'s (TEST_DATABASE_URL by default; the
+ * benchmarks pass theirs), named with `prefix` and a random suffix.
+ */
+export async function createTestDatabase(baseUrl = TEST_DATABASE_URL, prefix = 'pool_test'): Promise<{ url: string; dropDatabase(): Promise<void> }> {
+  if (!baseUrl) throw new Error('TEST_DATABASE_URL is not set');
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
+  await withAdminClient(baseUrl, (c) => c.query(`create database ${name}`));
+  const url = new URL(baseUrl);
   url.pathname = `/${name}`;
   return {
     url: url.toString(),
-    dropDatabase: () => withAdminClient((c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
+    dropDatabase: () => withAdminClient(baseUrl, (c) => c.query(`drop database if exists ${name} with (force)`)).then(() => {}),
   };
 }
 
-async function withAdminClient<T>(fn: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: TEST_DATABASE_URL });
+async function withAdminClient<T>(baseUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
+  const client = new pg.Client({ connectionString: baseUrl });
   await client.connect();
   try {
     return await fn(client);
