@@ -57,8 +57,12 @@ function reasonSql(collection: CollectionName, reason: ScopeReason): string {
     return `select s.audience from scope_rows s
              where s.org_id = t.org_id and s.collection = '${reason.collection}' and s.row_id = ${fieldSql(collection, 't', reason.follows)} and s.present`;
   }
+  // The holders of each row that needs t, looked up by that row's id (`offset 0` keeps the lookup
+  // a subquery of its own: joined, a planner misled by a table grown in this transaction scanned
+  // every entry of the collection per row, and a first import of 52,000 visits ran for hours).
   return `select s.audience from ${tableOf(reason.neededBy)} u
-            join scope_rows s on s.org_id = u.org_id and s.collection = '${reason.neededBy}' and s.row_id = u.id and s.present
+           cross join lateral (select s.audience from scope_rows s
+                                where s.org_id = u.org_id and s.collection = '${reason.neededBy}' and s.row_id = u.id and s.present offset 0) s
            where u.org_id = t.org_id and ${fieldSql(reason.neededBy, 'u', reason.field)} = t.id and not u._deleted`;
 }
 
@@ -74,12 +78,19 @@ function reasonsOf(collection: CollectionName): readonly ScopeReason[] {
   return holds === 'everything' ? [] : holds;
 }
 
+/**
+ * The refresh compares who should hold the rows (desired) with who does (held) in one full
+ * join, which PostgreSQL can only run as a hash or merge join: however wrong its estimates for
+ * tables grown in this transaction, the comparison stays linear. The technicians are read once.
+ */
 function refreshFunction(c: CollectionName): string {
   const table = tableOf(c);
   return `
 create or replace function scope_refresh_${c}(p_org text, p_ids text[], p_changed boolean) returns text[] language plpgsql as $fn$
 declare
   v_days integer := coalesce((select window_days from scope_settings), 60);
+  -- Only technicians have feeds of their own; a visit the office created is not the office's to hold.
+  v_technicians text[] := array(select w.id from users w where w.org_id = p_org and w.role = 'TECHNICIAN');
   v_moved text[];
 begin
   if coalesce(cardinality(p_ids), 0) = 0 then return '{}'; end if;
@@ -89,29 +100,31 @@ begin
       cross join lateral (
         ${reasonsOf(c).map((r) => reasonSql(c, r)).join('\n        union all\n        ')}
       ) a(audience)
-     where t.org_id = p_org and t.id = any(p_ids) and a.audience is not null${windowSql(c)}
-       -- Only technicians have feeds of their own; a visit the office created is not the office's to hold.
-       and exists (select 1 from users w where w.org_id = p_org and w.id = a.audience and w.role = 'TECHNICIAN')
+     where t.org_id = p_org and t.id = any(p_ids) and a.audience = any(v_technicians)${windowSql(c)}
   ), held as (
     select s.row_id, s.audience, s.seq from scope_rows s
      where s.org_id = p_org and s.collection = '${c}' and s.row_id = any(p_ids) and s.present
+  ), diff as (
+    select coalesce(d.row_id, h.row_id) as row_id, coalesce(d.audience, h.audience) as audience, d.row_seq, h.seq as held_seq,
+           h.row_id is null as enters, d.row_id is null as leaves
+      from desired d full join held h on h.row_id = d.row_id and h.audience = d.audience
   ), entered as (
     insert into scope_rows as s (org_id, audience, collection, row_id, seq, present)
-    select p_org, d.audience, '${c}', d.row_id, case when p_changed then d.row_seq else nextval('change_seq') end, true
-      from desired d
-     where not exists (select 1 from held h where h.row_id = d.row_id and h.audience = d.audience)
+    select p_org, x.audience, '${c}', x.row_id, case when p_changed then x.row_seq else nextval('change_seq') end, true
+      from diff x
+     where x.enters
     on conflict (org_id, audience, collection, row_id) do update set seq = excluded.seq, present = true
     returning s.row_id
   ), departed as (
     update scope_rows s set present = false, seq = case when p_changed then t._seq else nextval('change_seq') end
-      from held h join ${table} t on t.org_id = p_org and t.id = h.row_id
-     where s.org_id = p_org and s.collection = '${c}' and s.audience = h.audience and s.row_id = h.row_id
-       and not exists (select 1 from desired d where d.row_id = h.row_id and d.audience = h.audience)
+      from diff x join ${table} t on t.org_id = p_org and t.id = x.row_id
+     where x.leaves and s.org_id = p_org and s.collection = '${c}' and s.audience = x.audience and s.row_id = x.row_id
     returning s.row_id
   ), bumped as (
-    update scope_rows s set seq = d.row_seq
-      from desired d join held h on h.row_id = d.row_id and h.audience = d.audience
-     where p_changed and s.org_id = p_org and s.collection = '${c}' and s.audience = d.audience and s.row_id = d.row_id and s.seq < d.row_seq
+    update scope_rows s set seq = x.row_seq
+      from diff x
+     where p_changed and not x.enters and not x.leaves and x.held_seq < x.row_seq
+       and s.org_id = p_org and s.collection = '${c}' and s.audience = x.audience and s.row_id = x.row_id
     returning s.row_id
   )
   select array(select row_id from entered union select row_id from departed) into v_moved;
