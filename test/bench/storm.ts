@@ -19,7 +19,8 @@ import type { DeviceReport } from './storm-devices.js';
  * must receive (the item catalog, which every phone holds), 20 ms apart, and moves visits from one
  * technician to another (the new phone must have the visit and its customer).
  *
- * BENCH_STORM_DEVICES (200), BENCH_STORM_PROCESSES (server processes, 1; 2 needs PostgreSQL).
+ * BENCH_STORM_DEVICES (200) sets the number of technicians; run.ts runs PGlite with one server process
+ * and PostgreSQL with one and with two (an embedded store belongs to one process).
  */
 const TECHNICIANS = Number(process.env.BENCH_STORM_DEVICES ?? 200);
 const CUSTOMERS_EACH = 65;
