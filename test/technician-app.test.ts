@@ -129,6 +129,12 @@ describe.runIf(runs)('technician app', { timeout: 120_000 }, () => {
     await expect.poll(() => shownVisitIds(page), { timeout: 30_000 }).toEqual(expected);
     expect(page.url()).not.toContain('token=');
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 15_000 }).toBe('Online');
+    // The phone's first sync completes (the item catalog, the truck) before the network goes: the
+    // route shows first, and a loaded machine may take a while for the rest.
+    await page.getByRole('link', { name: 'Sync' }).click();
+    await page.getByText(/^Last synced: (?!not yet)/).waitFor({ timeout: 60_000 });
+    await page.getByRole('link', { name: 'Today' }).click();
+    await expect.poll(() => shownVisitIds(page)).toEqual(expected);
     // The service worker holds the app shell before the network goes.
     await page.evaluate(() => navigator.serviceWorker.ready.then(() => undefined));
     await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller))).toBe(true);
