@@ -139,26 +139,8 @@ function ReadingsForm({ visit }: { visit: Visit }) {
           );
         })}
       </div>
-      <Field label="Water condition">
-        <select value={form.waterCondition} onChange={set('waterCondition')}>
-          <option value="">—</option>
-          {WATER_CONDITIONS.map((c) => (
-            <option key={c} value={c}>
-              {c.toLowerCase()}
-            </option>
-          ))}
-        </select>
-      </Field>
-      <Field label="Water level">
-        <select value={form.waterLevel} onChange={set('waterLevel')}>
-          <option value="">—</option>
-          {WATER_LEVELS.map((c) => (
-            <option key={c} value={c}>
-              {c.toLowerCase()}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <ChoiceField label="Water condition" choices={WATER_CONDITIONS} value={form.waterCondition} onChange={set('waterCondition')} />
+      <ChoiceField label="Water level" choices={WATER_LEVELS} value={form.waterLevel} onChange={set('waterLevel')} />
       <Field label="Notes">
         <textarea rows={3} value={form.notes} onChange={set('notes')} />
       </Field>
@@ -168,5 +150,21 @@ function ReadingsForm({ visit }: { visit: Visit }) {
       {saved && <span role="status">Saved on this phone.</span>}
       <Alert message={save.error} />
     </form>
+  );
+}
+
+/** One of a few words the schema allows (or none), shown in lower case. */
+function ChoiceField({ label, choices, value, onChange }: { label: string; choices: readonly string[]; value: string; onChange: (e: { target: { value: string } }) => void }) {
+  return (
+    <Field label={label}>
+      <select value={value} onChange={onChange}>
+        <option value="">—</option>
+        {choices.map((c) => (
+          <option key={c} value={c}>
+            {c.toLowerCase()}
+          </option>
+        ))}
+      </select>
+    </Field>
   );
 }
