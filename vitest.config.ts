@@ -1,4 +1,5 @@
 import { defineConfig } from 'vitest/config';
+import LongestFirst from './test/support/sequencer.js';
 
 // PGlite takes a few seconds to start, and some tests spawn the real server: generous timeouts.
 export default defineConfig({
@@ -10,10 +11,11 @@ export default defineConfig({
   },
   test: {
     include: ['test/**/*.test.ts'],
-    globalSetup: ['test/support/build-app.ts'],
+    globalSetup: ['test/support/build-app.ts', 'test/support/pglite-dump.ts'],
     testTimeout: 60_000,
     hookTimeout: 120_000,
     // Two cores: more workers than that only adds contention between PGlite instances.
     maxWorkers: 2,
+    sequence: { sequencer: LongestFirst },
   },
 });

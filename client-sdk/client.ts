@@ -1,7 +1,8 @@
 import type { RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
-import { firstValueFrom, type Observable, type Subscription } from 'rxjs';
-import { isDeparture, MAX_PUSH_ROWS, PULL_LIMIT, type CollectionName, type DocumentOf, type Quote, type Service, type StockMovement } from '../shared/index.js';
+import { filter, firstValueFrom, Subject, type Observable, type Subscription } from 'rxjs';
+import { isDeparture, MAX_PUSH_ROWS, PULL_LIMIT, type CollectionName, type DocumentOf, type PriorityName, type Quote, type Service, type StockMovement } from '../shared/index.js';
+import { correctDose, recordDose, type DoseInput } from './actions/doses.js';
 import { createQuote, type QuoteInput } from './actions/quotes.js';
 import type { Replica } from './actions/replica.js';
 import { transferStock, useStock } from './actions/stock.js';
@@ -12,12 +13,16 @@ import { Checkpoints } from './replication/checkpoints.js';
 import { Departures, type Departure } from './replication/departures.js';
 import { SyncEngine } from './replication/engine.js';
 import { SyncFailure } from './replication/failure.js';
+import { FirstSync } from './replication/first-sync.js';
 import { probe, type SyncEndpoint } from './replication/http.js';
 import { ConnectionWatch } from './replication/liveness.js';
 import { LocalChanges } from './replication/local-changes.js';
 import { Outbox, OUTBOX } from './replication/outbox.js';
+import { PieceSize } from './replication/piece-size.js';
 import { httpRemote } from './replication/remote.js';
 import { readStored } from './replication/replica-store.js';
+import { unsyncedSince$ } from './replication/unsynced.js';
+import type { StorageFull } from './replica/storage-full.js';
 import { LiveStream } from './replication/stream.js';
 import { WriteLock } from './replication/write-lock.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
@@ -71,6 +76,13 @@ export interface PoolClient {
      */
     awaitInSync(options?: { timeoutMs?: number }): Promise<void>;
     status$: Observable<SyncStatus>;
+    /**
+     * Resolves once the first sync's band is on the device ('today': today's visits and their
+     * customers; 'week': this week's), or, with 'all', once everything has been pulled once; at
+     * once when it already is (also offline, after an earlier first sync). `timeoutMs` makes it
+     * reject instead of waiting on.
+     */
+    awaitReady(band: PriorityName | 'all', options?: { timeoutMs?: number }): Promise<void>;
     /** Local changes the server refused as they are (say, a document too large to sync), kept on the device until changed again. */
     refusedChanges(): Promise<{ collection: string; id: string; reason: string }[]>;
   };
@@ -81,11 +93,21 @@ export interface PoolClient {
    * technician, a truck to someone else). `changesDelivered`: changes made here were pushed first.
    */
   departures$: Observable<Departure>;
+  /**
+   * Writes the device's storage refused for want of space (the browser's quota for the site is
+   * used up), whoever made them: the write failed and nothing of it was kept. Apps must tell the
+   * person (what they entered exists only on screen); see the README's apps sections.
+   */
+  storageFull$: Observable<StorageFull>;
   recordVisit(input: VisitInput): Promise<Service>;
   updateVisit(id: string, patch: VisitInput): Promise<Service>;
   addVisitPhoto(visitId: string, bytes: PhotoBytes, caption?: string | null): Promise<string>;
   useStock(itemId: string, locationId: string, quantity: number, visitId?: string | null): Promise<StockMovement>;
   transferStock(itemId: string, fromLocationId: string, toLocationId: string, quantity: number): Promise<StockMovement>;
+  /** A chemical poured on a visit, from a location (the truck): a USE movement carrying what was suggested. */
+  recordDose(input: DoseInput): Promise<StockMovement>;
+  /** How much of a recorded dose was really used (whole units of its item): one compensating movement of the difference. */
+  correctDose(movementId: string, usedQuantity: number): Promise<StockMovement>;
   createQuote(input: QuoteInput): Promise<Quote>;
   /** Changes fields of any writable document (validated against the shared definition first). */
   patch<C extends CollectionName>(collection: C, id: string, fields: Partial<DocumentOf<C>>): Promise<DocumentOf<C>>;
@@ -120,8 +142,13 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
   const retryMs = options.retryMs ?? 1000;
   // Bound below, once the outbox exists: the app's RxDB writes to synced collections go through it.
   let capture: LocalChanges | null = null;
-  const db = await createReplicaDatabase(options.name ?? 'pool-replica', options.storage ?? (await defaultStorage()), collections, () =>
-    capture ? (...args) => capture!.captured(...args) : null,
+  const storageFull$ = new Subject<StorageFull>();
+  const db = await createReplicaDatabase(
+    options.name ?? 'pool-replica',
+    options.storage ?? (await defaultStorage()),
+    collections,
+    () => (capture ? (...args) => capture!.captured(...args) : null),
+    (full) => storageFull$.next(full),
   );
   const tracker = new StatusTracker();
   const outbox = new Outbox(db.collections[OUTBOX]);
@@ -145,6 +172,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     },
   );
   const departures = new Departures((d) => tracker.departures$.next(d));
+  const firstSync = await FirstSync.open(db, ({ ready, done }) => tracker.update({ ready, firstSyncDone: done }));
   const engine = new SyncEngine(
     {
       collection,
@@ -153,8 +181,10 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
       lock,
       remote: httpRemote(endpoint),
       departures,
+      firstSync,
       pullBatchSize: Math.min(options.pullBatchSize ?? PULL_LIMIT.default, PULL_LIMIT.max),
       pushBatchSize: Math.min(options.pushBatchSize ?? 200, MAX_PUSH_ROWS),
+      writePieces: new PieceSize(),
     },
     { collections, writable: new Set(collections.filter((c) => !READ_ONLY_COLLECTIONS.has(c))), retryMs },
     {
@@ -177,6 +207,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     outbox.count$().subscribe((n) => tracker.update({ pendingPushes: n })),
     outbox.refusedCount$().subscribe((n) => tracker.update({ refusedChanges: n })),
     uploader.pending$.subscribe((n) => tracker.update({ pendingPhotoUploads: n })),
+    unsyncedSince$(db.collections[OUTBOX], db.collections[PHOTO_QUEUE]).subscribe((since) => tracker.update({ unsyncedSince: since })),
   ];
 
   let stream: LiveStream | null = null;
@@ -234,12 +265,12 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
         if ((await outbox.count()) === 0 && status.pendingPhotoUploads === 0) return;
       }
     })();
-    if (!timeoutMs) return inSync;
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`not in sync within ${timeoutMs} ms`)), timeoutMs);
-    });
-    return Promise.race([inSync, expired]).finally(() => clearTimeout(timer));
+    return withTimeout(inSync, timeoutMs, 'not in sync');
+  }
+
+  async function awaitReady(band: PriorityName | 'all', { timeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
+    const ready = firstValueFrom(tracker.status$.pipe(filter((s) => s.firstSyncDone || (band !== 'all' && s.ready.includes(band)))));
+    await withTimeout(ready, timeoutMs, `${band === 'all' ? 'the first sync' : `the ${band} band`} not on the device`);
   }
 
   function patch<C extends CollectionName>(name: C, id: string, fields: Partial<DocumentOf<C>>): Promise<DocumentOf<C>> {
@@ -252,9 +283,10 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
 
   return {
     db,
-    sync: { start, stop: () => stop(), awaitInSync, status$: tracker.status$.asObservable(), refusedChanges },
+    sync: { start, stop: () => stop(), awaitInSync, awaitReady, status$: tracker.status$.asObservable(), refusedChanges },
     conflicts$: tracker.conflicts$.asObservable(),
     departures$: tracker.departures$.asObservable(),
+    storageFull$: storageFull$.asObservable(),
     recordVisit: (input) => recordVisit(replica, input),
     updateVisit: (id, fields) => updateVisit(replica, id, fields),
     addVisitPhoto: async (visitId, bytes, caption) => {
@@ -264,6 +296,8 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     },
     useStock: (itemId, locationId, quantity, visitId) => useStock(replica, itemId, locationId, quantity, visitId ?? null),
     transferStock: (itemId, from, to, quantity) => transferStock(replica, itemId, from, to, quantity),
+    recordDose: (input) => recordDose(replica, input),
+    correctDose: (movementId, usedQuantity) => correctDose(replica, movementId, usedQuantity),
     createQuote: (input) => createQuote(replica, input),
     patch,
     remove: async (name, id) => {
@@ -279,4 +313,14 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
       await db.close();
     },
   };
+}
+
+/** `promise`, or a rejection naming `what` once `timeoutMs` has passed (no timeout: the promise itself). */
+function withTimeout<T>(promise: Promise<T>, timeoutMs: number | undefined, what: string): Promise<T> {
+  if (!timeoutMs) return promise;
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} within ${timeoutMs} ms`)), timeoutMs);
+  });
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer));
 }

@@ -1,6 +1,6 @@
 import { deepEqual } from 'rxdb/plugins/utils';
 import { BehaviorSubject, Subject } from 'rxjs';
-import { replicatedResources } from '../shared/index.js';
+import { replicatedResources, type PriorityName } from '../shared/index.js';
 import type { Departure } from './replication/departures.js';
 import { SyncFailure, type FailureKind } from './replication/failure.js';
 
@@ -46,12 +46,26 @@ export interface SyncStatus {
   refusedChanges: number;
   /** Photos waiting for upload (refused ones excluded). */
   pendingPhotoUploads: number;
+  /**
+   * When the oldest change or photo still waiting for the server was made on this device (null
+   * when nothing waits): work a lost or wiped device would lose. Apps show it as at risk after a
+   * while (the apps: 12 hours unless set).
+   */
+  unsyncedSince: string | null;
   /** When a sync cycle last completed. */
   lastSyncedAt: string | null;
   /** The last failure, cleared by the next success. */
   lastError: string | null;
   /** Its kind (see client-sdk/replication/failure.ts), or null. */
   errorKind: FailureKind | null;
+  /**
+   * The first sync's priority bands on the device (shared/sync/priorities.ts), in order: 'today'
+   * once today's visits and their customers are here, 'week' once this week's are. Kept across
+   * restarts; every band once `firstSyncDone`.
+   */
+  ready: PriorityName[];
+  /** Every collection has been pulled to the end once: the device holds its whole scope. */
+  firstSyncDone: boolean;
 }
 
 /** A server answer that differs from what the device sent: the server's merge result, adopted. */
@@ -86,9 +100,12 @@ export class StatusTracker {
     pendingPushes: 0,
     refusedChanges: 0,
     pendingPhotoUploads: 0,
+    unsyncedSince: null,
     lastSyncedAt: null,
     lastError: null,
     errorKind: null,
+    ready: [],
+    firstSyncDone: false,
   });
   readonly conflicts$ = new Subject<MergedChange>();
   readonly departures$ = new Subject<Departure>();

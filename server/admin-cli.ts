@@ -73,7 +73,7 @@ async function run(): Promise<void> {
   if (folderCommands[name]) return void console.log(await runOnFolder(name, config, values));
   const command = commands[name];
   if (!command) throw new Error(USAGE);
-  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, syncWindowDays: config.sync.serviceWindowDays });
+  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, unsafeNoFsync: config.unsafeNoFsync, syncWindowDays: config.sync.serviceWindowDays, officeWindowDays: config.sync.officeWindowDays });
   try {
     const result = (await command(db, values)) as { token: string };
     console.log(values.json ? JSON.stringify(result, null, 2) : describe(result));

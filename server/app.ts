@@ -1,11 +1,11 @@
 import express, { type Express, type RequestHandler } from 'express';
-import { pinoHttp } from 'pino-http';
 import type { Logger } from 'pino';
 import type { Config, FilesConfig, HttpConfig } from './config.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { Database } from './storage/db.js';
 import { graphqlHandler } from './transports/graphql/handler.js';
 import { buildGraphQLSchema } from './transports/graphql/schema.js';
+import { declaredBodyWithin } from './transports/http/bodies.js';
 import { compressResponses } from './transports/http/compression.js';
 import { allowOrigins } from './transports/http/cors.js';
 import { answerWithin } from './transports/http/deadline.js';
@@ -13,14 +13,19 @@ import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './tr
 import { frontPageRoutes } from './transports/http/front-page.js';
 import { officeAppRoutes } from './transports/http/office-app.js';
 import { technicianAppRoutes } from './transports/http/technician-app.js';
+import { securityHeaders } from './transports/http/security-headers.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
-import { requestBudgets } from './transports/http/rate-limits.js';
-import { baseUrlOf, type FileLinks } from './transports/http/file-links.js';
+import { failedAuthentication, requestBudgets } from './transports/http/rate-limits.js';
+import { baseUrlOf, type FileLinks, type GeneratedPdfRef } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
+import { requestLogger } from './transports/http/request-log.js';
 import { adminRouter } from './transports/rest/admin.js';
 import { downloadRoute, uploadRoutes } from './transports/rest/files.js';
 import { inventoryRoutes } from './transports/rest/inventory.js';
+import { chemicalCostExportRoute } from './transports/rest/chemical-cost.js';
 import { quoteExportRoute } from './transports/rest/quotes.js';
+import { quotePdfRoute } from './transports/rest/quote-pdfs.js';
+import { reportRoutes } from './transports/rest/reports.js';
 import { syncRoutes } from './transports/sync/routes.js';
 import { bulkRoutes } from './transports/rest/bulk.js';
 import type { LiveFeed } from './operations/sync/live-feed.js';
@@ -60,7 +65,8 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   const app = express();
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
-  const authenticate = authenticateRequests({ db, blobs });
+  const failures = failedAuthentication(db, config.http.authFailuresPerMinute);
+  const authenticate = authenticateRequests({ db, blobs, failures });
   const auth = inSequence(authenticate, budgets.api);
   const sync = syncRoutes(inSequence(authenticate, budgets.sync), {
     feed,
@@ -70,19 +76,24 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   });
   const lifecycle: Lifecycle = { ready: true, endStreams: sync.endStreams };
   app.disable('x-powered-by');
-  app.set('trust proxy', 'loopback');
-  app.use(pinoHttp({ logger, autoLogging: { ignore: (req) => req.url === '/healthz' } }));
+  // The client's address (req.ip: logs, per-address limits) as the trusted proxies pass it on.
+  app.set('trust proxy', config.http.trustProxy);
+  app.use(requestLogger(logger));
+  app.use(securityHeaders({ publicUrl: config.files.publicUrl }));
   useHttpEdge(app, config.http, metrics);
   app.use(healthRoutes(db, lifecycle));
-  app.use(metricsRoute(metrics, config.http.metricsToken));
+  app.use(metricsRoute(metrics, config.http.metricsToken, failures));
   app.use(frontPageRoutes());
   app.use(officeAppRoutes());
   app.use(technicianAppRoutes());
   app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
-  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes));
+  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, failures));
   app.use(downloadRoute(blobs, links));
+  app.use(quotePdfRoute(db, blobs, links));
+  app.use(reportRoutes(db, blobs));
   app.use(uploadRoutes(auth, { links, maxUploadBytes: config.files.maxUploadBytes, publicUrl: config.files.publicUrl }));
   app.use(quoteExportRoute(auth));
+  app.use(chemicalCostExportRoute(auth));
   app.use(inventoryRoutes(auth, config.bodyLimitBytes));
   app.use(sync.router);
   app.use(bulkRoutes(auth, { links, publicUrl: config.files.publicUrl, bodyLimitBytes: config.sync.bodyLimitBytes, onStarted: () => bulkStarted?.() }));
@@ -100,7 +111,7 @@ function useHttpEdge(app: Express, http: HttpConfig, metrics: Metrics): void {
   app.use(exceptLongLived(answerWithin(http.requestTimeoutMs)));
 }
 
-/** Liveness, and readiness (false while shutting down or without a database). */
+/** Liveness, and readiness (false while shutting down or without a database), with whether writes are synced to disk. */
 function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
   const router = express.Router();
   router.get('/healthz', (_req, res) => {
@@ -112,7 +123,8 @@ function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
       () => false,
     );
     const ready = lifecycle.ready && dbOk;
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk });
+    // Durability warnings are details, not unreadiness: the store works, an OS crash could lose writes.
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk, durability: db.durability });
   });
   return router;
 }
@@ -121,9 +133,13 @@ function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
 function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 'logger'> & { auth: RequestHandler; metrics: Metrics }): express.Router {
   const { auth, links, config, metrics, bulkStarted, logger } = deps;
   const router = express.Router();
-  const fileUrls = (req: express.Request) => (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl));
+  const fileUrls = (req: express.Request) => ({
+    file: (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl)),
+    quotePdf: (pdf: GeneratedPdfRef) => links.quotePdfUrl(pdf, baseUrlOf(req, config.files.publicUrl)),
+  });
   router.all(
     '/graphql',
+    declaredBodyWithin(config.bodyLimitBytes, sendGraphQLError),
     answerWithin(config.http.requestTimeoutMs, sendGraphQLError),
     auth,
     // Read the body as text, bounded; graphql-http parses and validates it per its spec.

@@ -1,3 +1,4 @@
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
 import { issueLines } from '../shared/validation.js';
@@ -16,6 +17,7 @@ const EnvSchema = z.object({
   DATA_DIR: z.string().default('./data'),
   DATABASE_URL: z.string().url().optional(),
   PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(32),
+  UNSAFE_NO_FSYNC: boolean.default(false),
   PLATFORM_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_000_000),
@@ -33,8 +35,10 @@ const EnvSchema = z.object({
   FILE_URL_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   PUBLIC_URL: z.string().url().optional(),
   SYNC_SERVICE_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(60),
+  SYNC_OFFICE_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   SYNC_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(4_000),
   SYNC_RECEIPT_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  IDEMPOTENCY_KEY_HOURS: z.coerce.number().min(24, 'must be at least 24 (a retry within a day must find its key)').max(24 * 365).default(24),
   SYNC_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   SMTP_URL: z.string().url().optional(),
   EMAIL_FROM: z.string().default('Pool Service <no-reply@localhost>'),
@@ -43,6 +47,8 @@ const EnvSchema = z.object({
   BULK_CHUNK_SIZE: z.coerce.number().int().min(1).max(5000).default(500),
   BULK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(500),
   BULK_STALE_MS: z.coerce.number().int().min(1000).default(30_000),
+  VISIT_REPORT_DELAY_SECONDS: z.coerce.number().min(0).max(86_400).default(300),
+  REPORT_LINK_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   CORS_ORIGINS: z.string().optional().transform((v, ctx) => originsOf(v, ctx)),
   COMPRESSION: boolean.default(true),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
@@ -52,6 +58,8 @@ const EnvSchema = z.object({
   SYNC_MAX_STREAMS_PER_TOKEN: z.coerce.number().int().min(1).max(1000).default(8),
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(10_000),
+  AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  TRUST_PROXY: z.string().default('loopback').transform((v, ctx) => trustProxyOf(v, ctx)),
 });
 
 /** Names of settings whose values never appear in output (see config-report.ts). */
@@ -91,6 +99,36 @@ function originsOf(value: string | undefined, ctx: z.RefinementCtx): string[] {
   return origins;
 }
 
+/**
+ * Which proxies' `X-Forwarded-For` (and `-Proto`, `-Host`) to believe, in Express's terms: `false`
+ * (none: the client is the TCP peer), a number of proxy hops, or a list of proxy addresses and
+ * subnets (`10.0.0.0/8`) or the names `loopback`, `linklocal`, `uniquelocal`. `true` believes
+ * anyone, which lets any client choose its own address (and so escape per-address limits).
+ */
+export type TrustProxy = boolean | number | string[];
+
+const TRUST_PROXY_NAMES = new Set(['loopback', 'linklocal', 'uniquelocal']);
+
+function trustProxyOf(value: string, ctx: z.RefinementCtx): TrustProxy {
+  const text = value.trim();
+  if (text === 'false' || text === 'true') return text === 'true';
+  if (/^\d+$/.test(text)) return Number(text);
+  const entries = text.split(',').map((e) => e.trim()).filter(Boolean);
+  for (const entry of entries) {
+    if (!TRUST_PROXY_NAMES.has(entry) && !isAddressOrSubnet(entry)) {
+      ctx.addIssue({ code: 'custom', message: `"${entry}" is not an address, a subnet such as 10.0.0.0/8, or one of loopback, linklocal, uniquelocal` });
+    }
+  }
+  return entries;
+}
+
+function isAddressOrSubnet(entry: string): boolean {
+  const [address = '', prefix, ...rest] = entry.split('/');
+  const family = isIP(address);
+  if (!family || rest.length) return false;
+  return prefix === undefined || (/^\d+$/.test(prefix) && Number(prefix) <= (family === 4 ? 32 : 128));
+}
+
 export interface S3Config {
   endPoint: string;
   port: number | undefined;
@@ -122,6 +160,12 @@ export interface Config {
   databaseUrl: string | undefined;
   /** Buffer cache of the embedded engine, in MB (PGLITE_SHARED_BUFFERS_MB, default 32). */
   pgliteSharedBuffersMb: number;
+  /**
+   * Acknowledge writes before they are on disk: the embedded store skips its syncs and local files
+   * are not synced (UNSAFE_NO_FSYNC, default off). For throwaway development stores only: a power
+   * cut or an OS crash loses acknowledged writes and can leave the store unreadable.
+   */
+  unsafeNoFsync: boolean;
   /** Guards POST /admin/organizations; the route is disabled when unset. */
   platformAdminToken: string | undefined;
   logLevel: string;
@@ -129,10 +173,21 @@ export interface Config {
   /** Create a demo organization (and print its admin token) when the store is empty. */
   seedDemoOrg: boolean;
   shutdownGraceMs: number;
+  /** Hours a request's Idempotency-Key and answer are kept (IDEMPOTENCY_KEY_HOURS, at least 24); pruned hourly. */
+  idempotencyKeyHours: number;
   files: FilesConfig;
   sync: SyncConfig;
   bulk: BulkConfig;
+  reports: ReportsConfig;
   http: HttpConfig;
+}
+
+/** Visit reports (sent by the worker of every process that runs the bulk worker). */
+export interface ReportsConfig {
+  /** A completed visit is reported once it has gone this long without a change (edits right after completing are in it). */
+  delaySeconds: number;
+  /** How long the link in a report's email or text (its page and photos) works, unless revoked. */
+  linkDays: number;
 }
 
 /** What protects the HTTP edge: browsers, compression, deadlines, metrics and per-token limits. */
@@ -152,6 +207,10 @@ export interface HttpConfig {
   maxStreamsPerToken: number;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
+  /** Failed authentications per client address and minute before that address is refused (0: unlimited). */
+  authFailuresPerMinute: number;
+  /** Whose X-Forwarded-For to believe for the client's address (see TrustProxy). */
+  trustProxy: TrustProxy;
 }
 
 export interface BulkConfig {
@@ -171,6 +230,8 @@ export interface BulkConfig {
 export interface SyncConfig {
   /** Days of past visits and stock movements a technician's device holds (future visits always). */
   serviceWindowDays: number;
+  /** Days of past visits, movements and changed customers and quotes the office's devices hold. */
+  officeWindowDays: number;
   /** Interval of the comment line that keeps idle sync streams open through proxies. */
   heartbeatMs: number;
   /** Largest push body accepted. */
@@ -192,11 +253,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     dataDir: path.resolve(e.DATA_DIR),
     databaseUrl: e.DATABASE_URL,
     pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
+    unsafeNoFsync: e.UNSAFE_NO_FSYNC,
     platformAdminToken: e.PLATFORM_ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,
     seedDemoOrg: e.SEED_DEMO_ORG,
     shutdownGraceMs: e.SHUTDOWN_GRACE_MS,
+    idempotencyKeyHours: e.IDEMPOTENCY_KEY_HOURS,
     bulk: {
       worker: e.BULK_WORKER,
       chunkSize: e.BULK_CHUNK_SIZE,
@@ -206,8 +269,13 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       emailFrom: e.EMAIL_FROM,
       smsWebhookUrl: e.SMS_WEBHOOK_URL,
     },
+    reports: {
+      delaySeconds: e.VISIT_REPORT_DELAY_SECONDS,
+      linkDays: e.REPORT_LINK_DAYS,
+    },
     sync: {
       serviceWindowDays: e.SYNC_SERVICE_WINDOW_DAYS,
+      officeWindowDays: e.SYNC_OFFICE_WINDOW_DAYS,
       heartbeatMs: e.SYNC_HEARTBEAT_MS,
       bodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
       receiptDays: e.SYNC_RECEIPT_DAYS,
@@ -222,6 +290,8 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       maxStreamsPerToken: e.SYNC_MAX_STREAMS_PER_TOKEN,
       graphqlMaxDepth: e.GRAPHQL_MAX_DEPTH,
       graphqlMaxCost: e.GRAPHQL_MAX_COST,
+      authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
+      trustProxy: e.TRUST_PROXY,
     },
     files: {
       s3: s3Config(e),

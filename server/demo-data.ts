@@ -168,21 +168,23 @@ async function addStock(ctx: OperationContext, technicianIds: string[]): Promise
   const trucks = [];
   // Each technician's truck: their phone holds its stock.
   for (const [i, name] of TECHNICIANS.entries()) trucks.push(await createLocation(ctx, { name: `Truck (${name})`, address: null, technicianId: technicianIds[i] ?? null }));
+  // Liquid chemicals are counted in fl oz (the README's advice), so a suggested dose is booked in
+  // whole units without rounding a quarter gallon away; 120 gallons of chlorine are 15,360 fl oz.
   const items = [
-    { name: 'Liquid chlorine 12.5%', sku: 'CHL-125', category: 'CHEMICAL', unitPrice: 6.5, costPrice: 3.9, quantity: 120, reorderPoint: 40, unit: 'gallon' },
-    { name: 'Muriatic acid 31%', sku: 'ACD-31', category: 'CHEMICAL', unitPrice: 12, costPrice: 7.25, quantity: 30, reorderPoint: 20, unit: 'gallon' },
-    { name: 'Chlorine tablets 3"', sku: 'TAB-3', category: 'CHEMICAL', unitPrice: 89, costPrice: 61, quantity: 12, reorderPoint: 15, unit: 'bucket' },
-    { name: 'Stabilizer (cyanuric acid)', sku: 'CYA-4', category: 'CHEMICAL', unitPrice: 34, costPrice: 22, quantity: 18, reorderPoint: 6, unit: 'bag' },
-    { name: 'Filter cartridge 420 sq ft', sku: 'FLT-420', category: 'PARTS', unitPrice: 189, costPrice: 120, quantity: 8, reorderPoint: 4, unit: 'each' },
-    { name: 'Pump lid O-ring', sku: 'ORG-112', category: 'PARTS', unitPrice: 9.5, costPrice: 3, quantity: 40, reorderPoint: 10, unit: 'each' },
-    { name: 'Test strips (50)', sku: 'TST-50', category: 'SUPPLIES', unitPrice: 14, costPrice: 6, quantity: 3, reorderPoint: 5, unit: 'bottle' },
+    { name: 'Liquid chlorine 12.5%', sku: 'CHL-125', category: 'CHEMICAL', unitPrice: 0.06, costPrice: 0.03, quantity: 15_360, reorderPoint: 5_120, unit: 'fl oz', truckLoad: 768 },
+    { name: 'Muriatic acid 31%', sku: 'ACD-31', category: 'CHEMICAL', unitPrice: 0.1, costPrice: 0.06, quantity: 3_840, reorderPoint: 2_560, unit: 'fl oz', truckLoad: 768 },
+    { name: 'Chlorine tablets 3"', sku: 'TAB-3', category: 'CHEMICAL', unitPrice: 89, costPrice: 61, quantity: 12, reorderPoint: 15, unit: 'bucket', truckLoad: 0 },
+    { name: 'Stabilizer (cyanuric acid)', sku: 'CYA-4', category: 'CHEMICAL', unitPrice: 34, costPrice: 22, quantity: 18, reorderPoint: 6, unit: 'bag', truckLoad: 0 },
+    { name: 'Filter cartridge 420 sq ft', sku: 'FLT-420', category: 'PARTS', unitPrice: 189, costPrice: 120, quantity: 8, reorderPoint: 4, unit: 'each', truckLoad: 0 },
+    { name: 'Pump lid O-ring', sku: 'ORG-112', category: 'PARTS', unitPrice: 9.5, costPrice: 3, quantity: 40, reorderPoint: 10, unit: 'each', truckLoad: 0 },
+    { name: 'Test strips (50)', sku: 'TST-50', category: 'SUPPLIES', unitPrice: 14, costPrice: 6, quantity: 3, reorderPoint: 5, unit: 'bottle', truckLoad: 0 },
   ];
-  for (const item of items) {
+  for (const { truckLoad, ...item } of items) {
     const created = await createInventoryItem(ctx, { ...item, locationId: warehouse.id });
-    // Each truck carries a little of the chemicals.
-    if (item.category !== 'CHEMICAL' || item.quantity < 30) continue;
+    // Each truck carries some of the liquid chemicals (six gallons each).
+    if (!truckLoad) continue;
     for (const truck of trucks) {
-      await transferInventory(ctx, { itemId: created.id, fromLocationId: warehouse.id, toLocationId: truck.id, quantity: 6 });
+      await transferInventory(ctx, { itemId: created.id, fromLocationId: warehouse.id, toLocationId: truck.id, quantity: truckLoad });
     }
   }
 }

@@ -5,12 +5,15 @@ import { formatSettings, reportSettings } from './config-report.js';
 import { createLogger } from './logger.js';
 import { LiveFeed } from './operations/sync/live-feed.js';
 import { createMessenger } from './jobs/messenger.js';
+import { processLife } from './jobs/process-life.js';
 import { BulkWorker } from './jobs/worker.js';
+import { VisitReportWorker } from './jobs/visit-reports.js';
 import { startReceiptPruning } from './jobs/receipt-pruner.js';
+import { startScopeAgeing } from './jobs/scope-ageing.js';
 import { seedDemoOrganization } from './seed.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { Database } from './storage/db.js';
-import { openBlobStore } from './storage/open-blobs.js';
+import { localBlobFolder, openBlobStore } from './storage/open-blobs.js';
 import { openStore } from './storage/open.js';
 import { sharedSecret } from './storage/secrets.js';
 import { fileLinks } from './transports/http/file-links.js';
@@ -23,29 +26,41 @@ async function main(): Promise<void> {
   if (process.argv.includes('--help')) return void console.log(formatSettings(reportSettings()));
   const config = loadConfig();
   const logger = createLogger(config.logLevel);
-  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, statementTimeoutMs: config.http.requestTimeoutMs, syncWindowDays: config.sync.serviceWindowDays });
+  const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, unsafeNoFsync: config.unsafeNoFsync, statementTimeoutMs: config.http.requestTimeoutMs, syncWindowDays: config.sync.serviceWindowDays, officeWindowDays: config.sync.officeWindowDays });
   const engine = config.databaseUrl ? 'postgres' : `pglite (${config.dataDir})`;
-  const blobs = await openBlobStore(config.files, config.dataDir);
+  for (const warning of db.durability.warnings) logger.warn({ durability: false }, warning);
+  const blobs = await openBlobStore(config.files, config.dataDir, db, { syncToDisk: !config.unsafeNoFsync }).catch(async (error: unknown) => {
+    await db.close();
+    throw error;
+  });
   const secret = config.files.urlSecret ?? (await sharedSecret(db, 'file-links'));
   const links = fileLinks(secret, config.files.urlTtlSeconds);
   if (config.seedDemoOrg) await printDemoToken(db, blobs);
   const feed = new LiveFeed(db, config.sync, (error) => logger.error({ err: error }, 'live feed read failed'));
   await feed.start();
   const messenger = createMessenger(config.bulk);
-  const worker = new BulkWorker({ db, blobs, messenger, logger, ...config.bulk });
+  const worker = new BulkWorker({ db, blobs, messenger, logger, ...config.bulk, life: processLife(db.engine, config) });
   if (config.bulk.worker) worker.start();
-  const stopPruning = startReceiptPruning(db, config.sync.receiptDays, logger);
+  // Links in reports point at PUBLIC_URL, or at the address this process ends up listening on.
+  let listeningUrl = `http://${config.host}:${config.port}`;
+  const reports = new VisitReportWorker({ db, messenger, logger, ...config.reports, pollMs: config.bulk.pollMs, baseUrl: () => config.files.publicUrl ?? listeningUrl });
+  if (config.bulk.worker) reports.start();
+  const stopPruning = startReceiptPruning(db, { receiptDays: config.sync.receiptDays, idempotencyKeyHours: config.idempotencyKeyHours }, logger);
+  const stopAgeing = startScopeAgeing(db, logger);
   const { app, lifecycle } = createApp({ db, blobs, links, config, feed, logger, bulkStarted: () => worker.poke() });
   const server = app.listen(config.port, config.host);
   // Before announcing the address: a signal right after it must already shut down gracefully.
   onShutdownSignal(() => {
     stopPruning();
-    return shutdown({ server, db, feed, worker, lifecycle, config, logger });
+    stopAgeing();
+    return shutdown({ server, db, feed, workers: [worker, reports], lifecycle, config, logger });
   });
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
-  const files = config.files.s3 ? `s3 (${config.files.s3.endPoint}/${config.files.s3.bucket})` : 'local';
+  listeningUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
+  if (!config.files.publicUrl && config.bulk.smtpUrl) logger.warn('PUBLIC_URL is not set: links in visit reports point at this process\'s own address');
+  const files = config.files.s3 ? `s3 (${config.files.s3.endPoint}/${config.files.s3.bucket})` : `local (${localBlobFolder(config.dataDir)})`;
   logger.info({ engine, files, url: `http://${config.host}:${port}` }, 'server listening');
   console.log(`Pool service listening on http://${config.host}:${port} (store: ${engine}; files: ${files})`);
   console.log(`Office app: http://${config.host}:${port}/app`);
@@ -83,12 +98,12 @@ async function shutdown(deps: {
   server: Server;
   db: Database;
   feed: LiveFeed;
-  worker: BulkWorker;
+  workers: { stop(): Promise<void> }[];
   lifecycle: Lifecycle;
   config: Config;
   logger: import('pino').Logger;
 }): Promise<void> {
-  const { server, db, feed, worker, lifecycle, config, logger } = deps;
+  const { server, db, feed, workers, lifecycle, config, logger } = deps;
   logger.info('shutting down: finishing in-flight requests');
   lifecycle.ready = false;
   lifecycle.endStreams();
@@ -99,7 +114,7 @@ async function shutdown(deps: {
     server.close(() => resolve());
     server.closeIdleConnections();
   });
-  await worker.stop();
+  await Promise.all(workers.map((w) => w.stop()));
   await db.close();
   logger.info('stopped');
   process.exit(0);

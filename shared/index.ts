@@ -4,3 +4,4 @@ export * from './validation.js';
 export * from './resources/index.js';
 export * from './schema/index.js';
 export * from './sync/index.js';
+export * from './chemistry/index.js';

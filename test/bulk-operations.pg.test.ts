@@ -109,6 +109,38 @@ describe.each(engines)('bulk operations on %s', (engine) => {
     expect(rows.filter((r) => r.zone === 'East')).toHaveLength(ids.slice(5).filter((_, i) => (i + 5) % 3 !== 0).length);
   });
 
+  it('CUSTOMERS_EXPORT leaves no formula in any part of a cell a spreadsheet splits on ";" (tags, names)', async () => {
+    const { token, gql } = await org('Formula Pools');
+    const tags = ['-2+3+cmd|calc', "@SUM(1+9)*cmd|' /C calc'!A0", 'salt'];
+    const id = ok(await gql(`mutation($i: CreateCustomerInput!) { createCustomer(input: $i) { id } }`, { i: { lastName: 'Smith;=1+cmd|calc!A0', tags } })).createCustomer.id;
+    const exported = await startBulk(server, token, { kind: 'CUSTOMERS_EXPORT' });
+    const done = await waitForBulk(server, token, exported.body.id);
+    const rows = parse(await (await fetch(done.resultUrl)).text(), { columns: true }) as Record<string, string>[];
+    const row = rows.find((r) => r.id === id)!;
+    expect(row.lastName).toBe("Smith;'=1+cmd|calc!A0");
+    expect(row.tags).toBe("'-2+3+cmd|calc;'@SUM(1+9)*cmd|' /C calc'!A0;salt");
+    // What a European spreadsheet reads: every part between separators, none starting a formula.
+    expect(runnableParts([row])).toEqual([]);
+  });
+
+  it('every other export (visits, stock, quotes) leaves no formula in any part of a cell either', async () => {
+    const { token, gql } = await org('Formula Exports');
+    const hostile = 'Pump;=1+cmd|calc!A0\n@SUM(1+9)';
+    const customerId = ok(await gql(`mutation { createCustomer(input: {lastName: "-2+3;=cmd"}) { id } }`)).createCustomer.id;
+    const visit = ok(await gql(`mutation($n: String) { createService(input: {notes: $n}) { id } }`, { n: hostile })).createService.id;
+    ok(await gql(`mutation($n: String!) { createInventoryItem(input: {name: $n, category: SUPPLIES, unitPrice: 5}) { id } }`, { n: hostile }));
+    ok(await gql(`mutation($i: CreateQuoteInput!) { createQuote(input: $i) { id } }`, { i: { customerId, title: hostile, lineItems: [{ description: 'x', quantity: 1, unitPrice: 1 }] } }));
+    const exported = async (kind: string) => parse(await (await fetch((await waitForBulk(server, token, (await startBulk(server, token, { kind })).body.id)).resultUrl)).text(), { columns: true }) as Record<string, string>[];
+    const visits = await exported('SERVICES_EXPORT');
+    expect(visits.find((r) => r.id === visit)!.notes).toBe("Pump;'=1+cmd|calc!A0\n'@SUM(1+9)");
+    const stock = await exported('INVENTORY_EXPORT');
+    expect(stock.map((r) => [r.name, r.unitPrice])).toEqual([["Pump;'=1+cmd|calc!A0\n'@SUM(1+9)", '5']]);
+    const quotesCsv = await fetch(`${server.url}/quotes/export/csv`, { headers: { authorization: `Bearer ${token}` } });
+    const quotes = parse(await quotesCsv.text(), { columns: true }) as Record<string, string>[];
+    expect(quotes.map((r) => [r.title, r['customer name']])).toEqual([["Pump;'=1+cmd|calc!A0\n'@SUM(1+9)", "'-2+3;'=cmd"]]);
+    expect(runnableParts([...visits, ...stock, ...quotes])).toEqual([]);
+  });
+
   it('CUSTOMERS_EMAIL reaches a real SMTP server with the template filled in; customers without email are skipped', async () => {
     const { token, gql } = await org('Mail Pools');
     const make = (i: CreateInput) => gql(`mutation($i: CreateCustomerInput!) { createCustomer(input: $i) { id } }`, { i });
@@ -303,3 +335,8 @@ describe.each(engines)('bulk operations on %s', (engine) => {
     expect(errorCodes(await gql(`{ bulkOperation(id: "nope") { id } }`))).toEqual(['NOT_FOUND']);
   });
 });
+
+/** The parts of these CSV rows' cells a spreadsheet splitting on ";", tabs and line breaks would run as a formula. */
+function runnableParts(rows: Record<string, string>[]): string[] {
+  return rows.flatMap((row) => Object.values(row)).flatMap((cell) => cell.split(/[;\t\r\n]/)).filter((part) => /^[ "]*[=+\-@]/.test(part));
+}

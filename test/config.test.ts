@@ -40,6 +40,18 @@ describe('configuration', () => {
     expect(() => loadConfig({ METRICS_TOKEN: 'short' })).toThrow(/METRICS_TOKEN/);
   });
 
+  it('TRUST_PROXY defaults to loopback and takes false, true, a hop count or addresses and subnets; anything else by name', () => {
+    expect(loadConfig({}).http.trustProxy).toEqual(['loopback']);
+    expect(loadConfig({ TRUST_PROXY: 'false' }).http.trustProxy).toBe(false);
+    expect(loadConfig({ TRUST_PROXY: '2' }).http.trustProxy).toBe(2);
+    expect(loadConfig({ TRUST_PROXY: '10.0.0.0/8, 192.168.1.20,::1,uniquelocal' }).http.trustProxy).toEqual(['10.0.0.0/8', '192.168.1.20', '::1', 'uniquelocal']);
+    for (const bad of ['nginx', '10.0.0.0/33', '300.1.1.1', '10.0.0.1/8/2']) {
+      expect(() => loadConfig({ TRUST_PROXY: bad }), bad).toThrow(/TRUST_PROXY/);
+    }
+    expect(loadConfig({}).http.authFailuresPerMinute).toBe(60);
+    expect(() => loadConfig({ AUTH_FAILURES_PER_MINUTE: 'many' })).toThrow(/AUTH_FAILURES_PER_MINUTE/);
+  });
+
   it('npm run config lists every setting with its value and source, secrets masked', () => {
     const env = {
       PORT: '8080',

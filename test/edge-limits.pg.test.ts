@@ -9,6 +9,7 @@ import { caller, ok, tokenFor } from './support/api.js';
 import { TEST_DATABASE_URL, engines, openTestStore, type TestStore } from './support/engines.js';
 import { openEventStream, type EventStream } from './support/event-stream.js';
 import { errorCodes, newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { rawRequest } from './support/raw-http.js';
 import { pullChanges } from './support/sync.js';
 
 /** The limits that keep one client from hurting every tenant. */
@@ -60,6 +61,32 @@ describe.each(engines)('limits on %s', (engine) => {
     // Sync has its own budget: the same token still syncs, and another token is untouched.
     expect((await pullChanges(a, token, 'customers')).status).toBe(200);
     expect((await postQuery(b, bystander, '{ viewer { role } }')).status).toBe(200);
+  });
+
+  it('failed authentication is limited per client address, by every process; a good token elsewhere never is', async () => {
+    const limits = { authFailuresPerMinute: 5 };
+    const [a, b] = [await server(limits), await server(limits)];
+    const { token } = await newOrganization(store.db, 'Guessed Pools');
+    // Client addresses as a proxy on this machine passes them on (TRUST_PROXY's default trusts loopback).
+    const from = (address: string, s: TestServer, bearer: string) => postQuery(s, bearer, '{ viewer { role } }', { 'x-forwarded-for': address });
+    const statuses: number[] = [];
+    for (let i = 0; i < 6; i++) statuses.push((await from('203.0.113.7', i % 2 ? a : b, `pst_guess${i}`)).status);
+    expect(statuses).toEqual([401, 401, 401, 401, 401, 429]);
+    const refused = await from('203.0.113.7', a, 'pst_guess-again');
+    expect(refused.status).toBe(429);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThan(0);
+    const body = (await refused.json()) as any;
+    expect(body.errors[0].extensions.code).toBe('RATE_LIMITED');
+    expect(body.errors[0].message).toContain('AUTH_FAILURES_PER_MINUTE');
+    // REST and sync refuse that address the same way, in their own shape, before looking the token up.
+    const rest = await fetch(`${b.url}/sync/customers/pull`, { headers: { authorization: 'Bearer pst_guess', 'x-forwarded-for': '203.0.113.7' } });
+    expect(rest.status).toBe(429);
+    expect(((await rest.json()) as any).error.code).toBe('RATE_LIMITED');
+    // Another address: the good token works on both processes, and its own failures are its own.
+    expect((await from('198.51.100.9', a, token)).status).toBe(200);
+    expect((await from('198.51.100.9', b, token)).status).toBe(200);
+    expect((await from('198.51.100.9', b, 'pst_typo')).status).toBe(401);
+    expect((await postQuery(a, token, '{ viewer { role } }')).status).toBe(200);
   });
 
   it('a query nested too deep is refused before it runs, in under 10 ms, naming the limit', async () => {
@@ -125,6 +152,52 @@ describe.each(engines)('limits on %s', (engine) => {
     }
   });
 
+  it('a body declared larger than its route accepts is refused at once with 413, and the connection closed unread', async () => {
+    const s = await server({});
+    const { token } = await newOrganization(store.db, 'Huge Body Pools');
+    // Every route that reads a body; 10 GB declared, not one byte of it sent.
+    const routes = [
+      ['/graphql', 'application/json'],
+      ['/sync/customers/push', 'application/json'],
+      ['/services/some-visit/photos', 'multipart/form-data; boundary=x'],
+      ['/quotes/some-quote/photos', 'multipart/form-data; boundary=x'],
+      ['/quotes/some-quote/pdf', 'multipart/form-data; boundary=x'],
+      ['/organization/logo', 'multipart/form-data; boundary=x'],
+      ['/bulk-operations', 'application/json'],
+      ['/inventory/transfer', 'application/json'],
+      ['/admin/organizations', 'application/json'],
+    ];
+    const answers = await Promise.all(
+      routes.map(([route, type]) =>
+        rawRequest(s.url, `POST ${route} HTTP/1.1
+          Host: 127.0.0.1
+          Authorization: Bearer ${token}
+          Content-Type: ${type}
+          Content-Length: 10000000000`),
+      ),
+    );
+    answers.forEach((answer, i) => {
+      const route = routes[i]![0];
+      expect(answer.status, route).toBe(413);
+      expect(answer.headers, route).toMatch(/^connection: close$/im);
+      const body = JSON.parse(answer.body) as any;
+      const code = route === '/graphql' ? body.errors[0].extensions.code : body.error.code;
+      expect(code, route).toBe('PAYLOAD_TOO_LARGE');
+      // Decided and sent as soon as the headers were in, and the server hung up without the body.
+      expect(answer.answeredMs, route).toBeLessThan(2000);
+      expect(answer.closedMs, route).not.toBeNull();
+      expect(answer.closedMs!, route).toBeLessThan(2000);
+    });
+    // Without a token too: the size is refused before anything else (no database lookup).
+    const anonymous = await rawRequest(s.url, `POST /sync/customers/push HTTP/1.1
+      Host: 127.0.0.1
+      Content-Type: application/json
+      Content-Length: 40000000`);
+    expect(anonymous.status).toBe(413);
+    // A body within the limit is read and answered as before, on a connection that stays usable.
+    expect((await postQuery(s, token, '{ viewer { role } }')).status).toBe(200);
+  });
+
   it('a request stuck behind the database is answered 503 TIMEOUT at the deadline, and the server goes on', async () => {
     const s = await server({ requestTimeoutMs: 300 });
     const { token } = await newOrganization(store.db, 'Stuck Pools');
@@ -186,11 +259,11 @@ describe.each(engines)('limits on %s', (engine) => {
   });
 });
 
-function postQuery(server: { url: string }, token: string, query: string): Promise<Response> {
+function postQuery(server: { url: string }, token: string, query: string, headers: Record<string, string> = {}): Promise<Response> {
   return fetch(`${server.url}/graphql`, {
     method: 'POST',
     // The GraphQL-over-HTTP media type: a refused document is a 400 (with application/json, a 200).
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${token}` },
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json', authorization: `Bearer ${token}`, ...headers },
     body: JSON.stringify({ query }),
   });
 }

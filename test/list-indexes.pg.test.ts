@@ -35,6 +35,7 @@ function capturing(db: Database): { db: Database; last: () => Captured } {
   const wrapped: Database = {
     ...record(db),
     engine: db.engine,
+    durability: db.durability,
     transaction: (fn) => db.transaction((tx) => fn(record(tx))),
     listen: (channel, onPayload, onGap) => db.listen(channel, onPayload, onGap),
     poolStats: () => db.poolStats(),

@@ -13,7 +13,9 @@ import { switchableFetch } from './support/switchable-fetch.js';
 
 /**
  * The office web app (client-sdk/office-app/, served at /app) in Debian's Chromium, against a
- * real server on each engine, with the demo organization's sample data. A person's view is what
+ * real server with the demo organization's sample data: on PostgreSQL when TEST_DATABASE_URL is
+ * set (CI), else on the embedded store. One engine: the screens are the same on both, the API
+ * tests cover each engine, and the whole suite twice took four minutes of CI's ten. A person's view is what
  * is asserted: what appears on screen, and when. Screenshots of every screen are saved under
  * test-output/screenshots/ (git-ignored) for a reviewer to look at.
  */
@@ -25,10 +27,10 @@ const SHOTS = path.join('test-output', 'screenshots');
  * conflict counts) far faster than a person does, which would spend the admin token's 600 a
  * minute; budgets have their own tests (edge-limits).
  */
-const SERVER_OPTIONS = { heartbeatMs: 300, worker: {}, http: { rateLimitPerMinute: 0 } };
+const SERVER_OPTIONS = { heartbeatMs: 300, worker: {}, reports: { delaySeconds: 0 }, http: { rateLimitPerMinute: 0 } };
 
 // Browser steps under a loaded CI machine take their time: generous per-test and per-step limits.
-describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (engine) => {
+describe.runIf(runs).each(engines.slice(-1))('office app on %s', { timeout: 120_000 }, (engine) => {
   let store: TestStore;
   let server: TestServer;
   let browser: Browser;
@@ -97,6 +99,27 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
   }
 
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `${engine}-${name}.png`), fullPage: true });
+  /** A technician's route on the day shown, opened into its visits. */
+  async function openRoute(page: Page, technicianId: string) {
+    const route = page.locator(`section.route[data-technician="${technicianId}"]`);
+    const head = route.locator('.route-head');
+    if ((await head.getAttribute('aria-expanded')) !== 'true') await head.click();
+    return route;
+  }
+  /** The visit's page, once this browser's replica holds the visit (until then the page shows it from the server). */
+  async function openVisit(page: Page, id: string) {
+    await page.goto(`${server.url}/app#/visit/${id}`);
+    await page.getByLabel('Billing status', { exact: true }).waitFor();
+    await expect.poll(() => page.getByTestId('from-server').count(), { timeout: 20_000 }).toBe(0);
+  }
+  /** A visit still to do, whatever the time of day: the office schedules one for `technicianId` tomorrow. */
+  async function tomorrowsVisit(technicianId: string): Promise<string> {
+    const at = new Date();
+    at.setDate(at.getDate() + 1);
+    at.setHours(10, 0, 0, 0);
+    const customer = await aCustomer();
+    return ok(await caller(server, admin)('mutation($c: ID, $t: ID, $at: DateTime) { createService(input: {customerId: $c, newTechnicianId: $t, startTime: $at}) { id } }', { c: customer.id, t: technicianId, at: at.toISOString() })).createService.id;
+  }
 
   async function aCustomer(): Promise<{ id: string; name: string }> {
     const data = ok(await caller(server, admin)(`{ infiniteCustomers(first: 1) { edges { node { id firstName lastName } } } }`));
@@ -151,7 +174,9 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
       // Test strips the truck never received: used all the same, and flagged as negative stock.
       const stock = await stockIds('Test strips (50)', 'Truck (Sam Carter)');
       await device.useStock(stock.itemId, stock.locationId, 2, visit.id);
-      const card = page.locator(`td[data-technician="${tech.userId}"] [data-visit-id="${visit.id}"]`);
+      await page.getByRole('button', { name: 'Today' }).click();
+      const route = await openRoute(page, tech.userId);
+      const card = route.locator(`[data-visit-id="${visit.id}"]`);
       expect(await card.count()).toBe(0);
 
       network.setOnline(true);
@@ -185,34 +210,37 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
     }
   });
 
-  it('moves a visit to another technician and day by dragging its card, and by keyboard from its page', async () => {
+  it('moves a visit to another technician by dragging its card onto their route, and to another day and technician by keyboard from its page', async () => {
     const page = await signedIn(office);
-    // The whole week in view: a drag that scrolls the page mid-way would pick up another card.
-    await page.setViewportSize({ width: 1400, height: 3400 });
-    const card = page.locator('.visit-card.status-scheduled').first();
-    const id = (await card.getAttribute('data-visit-id'))!;
-    const target = page.locator(`td[data-technician="${tech.userId}"]`).last();
-    await page.locator(`[data-visit-id="${id}"]`).dragTo(target);
-    await page.locator(`td[data-technician="${tech.userId}"] [data-visit-id="${id}"]`).waitFor();
-    const day = new Date((await target.getAttribute('data-day'))!);
-    await expect.poll(() => serverVisit(id), { timeout: 10_000 }).toMatchObject({ newTechnicianId: tech.userId });
-    const moved = await serverVisit(id);
-    expect(new Date(moved.startTime).toDateString()).toBe(day.toDateString());
+    const { users } = ok(await caller(server, admin)('{ users(role: TECHNICIAN) { id name } }'));
+    const other = users.find((u: { id: string }) => u.id !== tech.userId).id as string;
+    const id = await tomorrowsVisit(other);
+    const before = await serverVisit(id);
+    await page.getByRole('button', { name: 'Next day' }).click();
+    const from = await openRoute(page, other);
+    const card = from.locator(`[data-visit-id="${id}"]`);
+    await card.dragTo(page.locator(`section.route[data-technician="${tech.userId}"] .route-head`));
+    await expect.poll(() => serverVisit(id), { timeout: 10_000 }).toMatchObject({ newTechnicianId: tech.userId, startTime: before.startTime });
+    const to = await openRoute(page, tech.userId);
+    await to.locator(`[data-visit-id="${id}"]`).waitFor();
 
-    // Without a mouse: Tab to the card, Enter opens it, the form reassigns it.
-    await page.locator(`[data-visit-id="${id}"]`).focus();
+    // Without a mouse: Tab to the card, Enter opens it, the form moves it a day on and unassigns it.
+    await to.locator(`[data-visit-id="${id}"]`).focus();
     await page.keyboard.press('Enter');
     await page.getByLabel('Technician', { exact: true }).selectOption({ label: 'Unassigned' });
+    const start = page.getByLabel('Start', { exact: true });
+    const later = new Date(Date.parse(before.startTime) + 86_400_000);
+    const pad = (n: number) => String(n).padStart(2, '0');
+    await start.fill(`${later.getFullYear()}-${pad(later.getMonth() + 1)}-${pad(later.getDate())}T${pad(later.getHours())}:${pad(later.getMinutes())}`);
     await page.getByRole('button', { name: 'Save' }).click();
-    await expect.poll(() => serverVisit(id), { timeout: 10_000 }).toMatchObject({ newTechnicianId: null });
+    await expect.poll(() => serverVisit(id), { timeout: 10_000 }).toMatchObject({ newTechnicianId: null, startTime: later.toISOString() });
   });
 
   it('merges two office users editing the same visit, and the conflict screen shows what was overwritten', async () => {
     const first = await signedIn(admin);
     const second = await signedIn(office);
-    const id = (await first.locator('.visit-card.status-scheduled').first().getAttribute('data-visit-id'))!;
-    for (const page of [first, second]) await page.goto(`${server.url}/app#/visit/${id}`);
-    await first.getByLabel('Flag', { exact: true }).waitFor();
+    const id = await tomorrowsVisit(tech.userId);
+    for (const page of [first, second]) await openVisit(page, id);
 
     // The first goes offline and edits; the second edits the same fields online, and syncs first.
     await first.context().setOffline(true);
@@ -267,15 +295,22 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
     await expect.poll(() => page.getByTestId('quote-status').textContent(), { timeout: 10_000 }).toBe('ACCEPTED');
     expect(await page.getByRole('button', { name: 'Mark as sent' }).count()).toBe(0);
 
-    await page.getByLabel('Upload a PDF', { exact: true }).setInputFiles({ name: 'quote.pdf', mimeType: 'application/pdf', buffer: sampleFiles.pdf(3000) });
+    // Every quote has a PDF: generated from the quote until one is uploaded.
+    await expect.poll(() => page.getByTestId('quote-pdf-kind').textContent()).toBe('Generated from the quote');
+    const generated = await fetch((await page.getByTestId('quote-pdf').getAttribute('href'))!);
+    expect(generated.headers.get('content-type')).toBe('application/pdf');
+    expect((await generated.arrayBuffer()).byteLength).toBeGreaterThan(1000);
+    await page.getByLabel('Upload a PDF (used instead of the generated one)', { exact: true }).setInputFiles({ name: 'quote.pdf', mimeType: 'application/pdf', buffer: sampleFiles.pdf(3000) });
     await page.getByRole('button', { name: 'Upload', exact: true }).click();
-    await page.getByTestId('quote-pdf').waitFor();
+    await expect.poll(() => page.getByTestId('quote-pdf-kind').textContent(), { timeout: 10_000 }).toBe('Uploaded PDF');
     const id = page.url().split('/').pop()!;
     const stored = ok(await caller(server, admin)(`query($id: ID!) { quote(selector: {id: $id}) { status total acceptedAt pdfUrl } }`, { id })).quote;
     expect(stored).toMatchObject({ status: 'ACCEPTED', total: 217.2 });
     expect(stored.acceptedAt).not.toBeNull();
     expect(stored.pdfUrl).toContain('/files/');
     await shot(page, 'quote');
+    await page.getByRole('button', { name: 'Remove the uploaded PDF' }).click();
+    await expect.poll(() => page.getByTestId('quote-pdf-kind').textContent(), { timeout: 10_000 }).toBe('Generated from the quote');
     // The list, filtered by status.
     await page.getByRole('link', { name: 'Quotes', exact: true }).click();
     await page.getByRole('button', { name: 'accepted', exact: true }).click();
@@ -313,6 +348,43 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
     await shot(page, 'inventory');
   });
 
+  it("shows a visit's water balance and doses against the organization's ranges, and edits those ranges under Settings", async () => {
+    // A demo visit whose pH is above every default range: acid is suggested.
+    const { infiniteServices } = ok(await caller(server, admin)('{ infiniteServices(first: 100) { edges { node { id chemicalReadings { ph totalAlkalinity } } } } }'));
+    const visit = infiniteServices.edges
+      .map((e: { node: any }) => e.node)
+      .find((v: { chemicalReadings: { ph: number; totalAlkalinity: number | null } | null }) => (v.chemicalReadings?.ph ?? 0) >= 7.9 && v.chemicalReadings?.totalAlkalinity != null);
+    const page = await signedIn(office);
+    await page.goto(`${server.url}/app#/visit/${encodeURIComponent(visit.id)}`);
+    const balance = page.getByTestId('water-balance');
+    await expect.poll(() => balance.textContent()).toMatch(/fl oz muriatic acid: pH [\d.]+ → 7\.5/);
+    expect(await balance.textContent()).toMatch(/CSI -?\d\.\d\d · LSI -?\d\.\d\d \(C 12\.1\) · formulas v1/);
+    await shot(page, 'visit-balance');
+
+    // The office widens the pH range of every kind of water to 8.4: the same visit needs no acid.
+    await page.getByRole('link', { name: 'Settings', exact: true }).click();
+    await page.getByRole('heading', { name: 'Water chemistry' }).waitFor();
+    for (const body of ['Pool', 'Spa', 'Salt pool']) await page.getByLabel(`${body} pH max`, { exact: true }).fill('8.4');
+    await page.getByLabel('pH and alkalinity down with', { exact: true }).selectOption('DRY_ACID');
+    await page.getByLabel('Muriatic acid cap per visit', { exact: true }).fill('32');
+    await page.getByRole('button', { name: 'Save water chemistry' }).click();
+    await page.getByText('Saved. Phones follow at their next sync.').waitFor();
+    await shot(page, 'settings-water');
+    // A range out of order is refused by the server, naming the field.
+    await page.getByLabel('Spa pH min', { exact: true }).fill('8.5');
+    await page.getByRole('button', { name: 'Save water chemistry' }).click();
+    await expect.poll(() => page.getByRole('alert').textContent()).toBe('Invalid input: waterChemistry.spa.ph: must have min <= target <= max');
+    const saved = ok(await caller(server, admin)('{ organization { settings { waterChemistry { pool { ph { max } } products { chemical } caps { chemical amount unit } } } } }')).organization.settings.waterChemistry;
+    expect(saved).toEqual({ pool: { ph: { max: 8.4 } }, products: [{ chemical: 'LIQUID_CHLORINE' }, { chemical: 'DRY_ACID' }], caps: [{ chemical: 'MURIATIC_ACID', amount: 32, unit: 'FL_OZ' }] });
+
+    await page.goto(`${server.url}/app#/visit/${encodeURIComponent(visit.id)}`);
+    await expect.poll(() => balance.textContent(), { timeout: 20_000 }).not.toMatch(/acid: pH/);
+    await page.goto(`${server.url}/app#/settings`);
+    await page.getByRole('button', { name: 'Back to the defaults' }).click();
+    await page.goto(`${server.url}/app#/visit/${encodeURIComponent(visit.id)}`);
+    await expect.poll(() => balance.textContent(), { timeout: 20_000 }).toMatch(/muriatic acid: pH/);
+  });
+
   it("runs a customer export whose progress bar reaches 100%, and downloads the CSV", async () => {
     const page = await signedIn(office);
     await page.getByRole('link', { name: 'Bulk operations' }).click();
@@ -329,11 +401,35 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
     await shot(page, 'bulk');
   });
 
+  it("shows a completed visit's report to the customer, sends it again, and turns reports off in settings", async () => {
+    const gql = caller(server, admin);
+    const customer = ok(await gql(`mutation { createCustomer(input: {firstName: "Rita", lastName: "Report", email: "rita@customer.example"}) { id } }`)).createCustomer.id;
+    const visit = ok(await gql(`mutation($c: ID!, $t: DateTime!) { createService(input: {customerId: $c, startTime: $t, endTime: $t, notes: "Cleaned"}) { id } }`, { c: customer, t: new Date().toISOString() })).createService.id;
+    const page = await signedIn(office);
+    await page.setViewportSize({ width: 1366, height: 768 });
+    await page.goto(`${server.url}/app#/visit/${visit}`);
+    // No mail server in this test: the message is kept in the outbox, and the panel says so.
+    await expect.poll(() => page.getByTestId('visit-report-state').textContent(), { timeout: 15_000 }).toBe('Sent to the outbox: email to rita@customer.example; no phone enabled for texts');
+    await expect.poll(() => page.getByTestId('visit-report').textContent()).toContain('Email to rita@customer.example: stored (no sender configured on the server)');
+    await page.getByRole('button', { name: 'Send the report again' }).click();
+    await expect.poll(() => page.getByTestId('visit-report-state').textContent(), { timeout: 15_000 }).toContain('(sending 2)');
+    await page.getByTestId('visit-report').scrollIntoViewIfNeeded();
+    await page.screenshot({ path: path.join(SHOTS, `${engine}-visit-report.png`) });
+    expect(ok(await gql(`query($id: ID!) { visitReport(serviceId: $id) { round messages { channel } } }`, { id: visit })).visitReport).toMatchObject({ round: 2 });
+
+    await page.getByRole('link', { name: 'Settings' }).click();
+    const toggle = page.getByLabel("Send each completed visit's report to its customer (email and text, as the customer chose)", { exact: true });
+    await expect.poll(() => toggle.isChecked()).toBe(true);
+    await toggle.uncheck();
+    await page.getByRole('button', { name: 'Save settings' }).click();
+    await expect.poll(async () => ok(await gql('{ organization { settings { sendVisitReports } } }')).organization.settings.sendVisitReports).toBe(false);
+    ok(await gql('mutation { updateOrganizationSettings(input: {sendVisitReports: true}) { sendVisitReports } }'));
+  });
+
   it('keeps working while the server is stopped: the board shows the replica, an edit waits and syncs when it is back', async () => {
     const page = await signedIn(office);
-    const id = (await page.locator('.visit-card').first().getAttribute('data-visit-id'))!;
-    await page.goto(`${server.url}/app#/visit/${id}`);
-    await page.getByLabel('Billing status', { exact: true }).waitFor();
+    const id = await tomorrowsVisit(tech.userId);
+    await openVisit(page, id);
     const port = Number(new URL(server.url).port);
 
     await server.close();
@@ -344,7 +440,9 @@ describe.runIf(runs).each(engines)('office app on %s', { timeout: 120_000 }, (en
       await expect.poll(() => page.getByTestId('pending').textContent()).toBe('1 change waiting to sync');
       // Still a working app: the board comes from the replica.
       await page.getByRole('link', { name: 'Dispatch board' }).click();
-      await expect.poll(() => page.locator('.visit-card').count()).toBeGreaterThan(30);
+      await page.getByRole('button', { name: 'Week', exact: true }).click();
+      await expect.poll(async () => Number((await page.getByTestId('board-count').textContent())!.split(' ')[0])).toBeGreaterThan(30);
+      expect(await page.getByTestId('board-count').getAttribute('data-source')).toBe('replica');
       await shot(page, 'offline');
     } finally {
       // Started again where it was (the next tests need it, whatever happened here).

@@ -1,4 +1,7 @@
-import { describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { describe, expect, it, vi } from 'vitest';
+import { hashToken } from '../server/operations/auth.js';
+import { insertToken } from '../server/storage/tokens.js';
 import { engines, type TestStore } from './support/engines.js';
 import { useTestServer } from './support/fixture.js';
 import { errorCodes, gql, newOrganization, type TestServer } from './support/server.js';
@@ -157,7 +160,7 @@ describe.each(engines)('organization API on %s', (engine) => {
   describe('tokens', () => {
     it('a created token works until it is revoked, then gets 401 UNAUTHENTICATED', async () => {
       const created = await createToken('API');
-      expect(created.token).toMatch(/^pst_[A-Za-z0-9_-]{43}$/);
+      expect(created.token).toMatch(new RegExp(`^pst_${orgId}_[A-Za-z0-9_-]{43}$`));
       expect((await gql(server, created.token, ORGANIZATION)).status).toBe(200);
       const revoked = await gql(server, admin, REVOKE_TOKEN, { id: created.apiToken.id });
       expect(revoked.data!.revokeApiToken.revokedAt).toBeTruthy();
@@ -191,6 +194,53 @@ describe.each(engines)('organization API on %s', (engine) => {
       const foreign = await gql(server, other.token, CREATE_TOKEN, { input: { name: 'x', role: 'TECHNICIAN', userId: tech.apiToken.userId } });
       expect(errorCodes(foreign)).toEqual(['NOT_FOUND']);
       expect((await gql(server, admin, '{ apiTokens { id } }')).data!.apiTokens.length).toBe(before);
+    });
+
+    it("a token carries its organization and is found among that organization's tokens alone; one issued before still works", async () => {
+      const created = await createToken('API');
+      // Every statement the sign-in sends about tokens names the organization: one shard on a
+      // distributed store (the touch of last_used_at included: the token is new).
+      const sent: string[] = [];
+      const original = store.db.query.bind(store.db);
+      const spy = vi.spyOn(store.db, 'query').mockImplementation(((sql: string, params?: unknown[]) => {
+        sent.push(sql);
+        return original(sql, params);
+      }) as typeof store.db.query);
+      try {
+        expect((await gql(server, created.token, ORGANIZATION)).status).toBe(200);
+        await expect.poll(() => sent.some((q) => /update api_tokens set last_used_at/.test(q))).toBe(true);
+      } finally {
+        spy.mockRestore();
+      }
+      const aboutTokens = sent.filter((q) => /\bapi_tokens\b/.test(q));
+      expect(aboutTokens.length).toBeGreaterThanOrEqual(2);
+      for (const statement of aboutTokens) expect(statement).toMatch(/\bt?\.?org_id = \$1/);
+      // The organization written into a token grants nothing: another's id in it is an unknown token.
+      const other = await newOrganization(store.db, 'Elsewhere Pools');
+      const forged = created.token.replace(orgId, other.org.id);
+      expect((await gql(server, forged, ORGANIZATION)).status).toBe(401);
+      // A token issued before tokens carried their organization (pst_ and 43 characters) still signs in.
+      const legacy = `pst_${randomBytes(32).toString('base64url')}`;
+      const user = (await gql(server, admin, '{ viewer { user { id } } }')).data!.viewer.user.id;
+      await insertToken(store.db, orgId, { id: `legacy-${Date.now()}`, name: 'Old laptop', userId: user, tokenHash: hashToken(legacy) });
+      expect((await gql(server, legacy, ORGANIZATION)).data!.organization.id).toBe(orgId);
+    });
+
+    it('last_used_at is written at most once a minute per token, not on every request', async () => {
+      const created = await createToken('API');
+      const version = async () => (await store.db.query<{ v: string; used: string | null }>('select xmin::text as v, last_used_at as used from api_tokens where org_id = $1 and id = $2', [orgId, created.apiToken.id])).rows[0]!;
+      expect((await gql(server, created.token, ORGANIZATION)).status).toBe(200);
+      await expect.poll(async () => (await version()).used).not.toBeNull();
+      const written = await version();
+      await Promise.all(Array.from({ length: 10 }, () => gql(server, created.token, ORGANIZATION)));
+      for (let i = 0; i < 5; i++) expect((await gql(server, created.token, ORGANIZATION)).status).toBe(200);
+      // The row was not rewritten (a write makes a new row version, with a new xmin).
+      expect(await version()).toEqual(written);
+      // A minute later it is written once more.
+      await store.db.query(`update api_tokens set last_used_at = now() - interval '2 minutes' where org_id = $1 and id = $2`, [orgId, created.apiToken.id]);
+      const aged = await version();
+      expect((await gql(server, created.token, ORGANIZATION)).status).toBe(200);
+      await expect.poll(async () => (await version()).v).not.toBe(aged.v);
     });
 
     it('a wrong token gets 401', async () => {

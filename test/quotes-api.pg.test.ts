@@ -59,7 +59,7 @@ describe.each(engines)('quotes on %s', (engine) => {
       number: expect.stringMatching(/^Q-\d{4}$/),
       status: 'DRAFT',
       acceptedAt: null,
-      pdfUrl: null,
+      pdfUrl: expect.stringContaining('/quote-pdfs/'),
       photos: [],
       validUntil: '2026-12-31T23:59:59.000Z',
       customer: { id: customerId, lastName: 'Lee' },

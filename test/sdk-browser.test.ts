@@ -65,7 +65,10 @@ describe.runIf(runs)('client SDK in a browser', () => {
     });
     bundle = built.outputFiles[0]!.text;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
-    context = await browser.newContext();
+    // The page injects the SDK as an inline script, which the server's Content-Security-Policy
+    // refuses, as it should for any page of ours: the browser is told to let this test's script
+    // run. The apps themselves run under the policy (test/security-headers.test.ts).
+    context = await browser.newContext({ bypassCSP: true });
   }, 60_000);
   afterEach(() => {
     // Nothing may fail inside the page unseen (an unhandled error in the SDK is a bug).

@@ -2,6 +2,7 @@ import { firstValueFrom } from 'rxjs';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createPoolClient, PoolClientError, type PoolClient } from '../client-sdk/index.js';
+import { ID_RULE } from '../shared/index.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 import { useTestServer } from './support/fixture.js';
@@ -131,6 +132,11 @@ describe('writes made the RxDB way sync like the actions', () => {
     const actionError = await c.recordVisit({ customerId, notes: 42 as never }).catch((e: unknown) => e);
     expect((actionError as Error).message.replace(/^recordVisit/, 'insert into services')).toBe((insertError as Error).message);
     expect(await services.findOne(bad.id).exec()).toBeNull();
+    // An id breaking the id rule is refused on the device in the words the server uses.
+    const badId = await services.insert({ ...visit('bad id'), id: 'has space' } as never).catch((e: unknown) => e);
+    expect((badId as Error).message).toBe(`insert into services: id: ${ID_RULE}`);
+    const badReference = await services.insert({ ...visit('bad reference'), customerId: '../x' } as never).catch((e: unknown) => e);
+    expect((badReference as Error).message).toBe(`insert into services: customerId: ${ID_RULE}`);
 
     const good = await c.recordVisit({ customerId, notes: 'kept as it was' });
     const doc = (await services.findOne(good.id).exec())!;

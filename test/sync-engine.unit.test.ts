@@ -10,6 +10,7 @@ import { LocalChanges } from '../client-sdk/replication/local-changes.js';
 import { Outbox, OUTBOX, type OutboxEntry } from '../client-sdk/replication/outbox.js';
 import type { SyncRemote } from '../client-sdk/replication/remote.js';
 import { WriteLock } from '../client-sdk/replication/write-lock.js';
+import { PieceSize } from '../client-sdk/replication/piece-size.js';
 import type { RxCollection } from 'rxdb';
 
 /**
@@ -73,7 +74,7 @@ describe('the sync engine, driven through its remote with a fake clock', () => {
     told.failed = [];
     told.succeeded = 0;
     engine = new SyncEngine(
-      { collection, outbox, checkpoints, lock, remote, pullBatchSize: 100, pushBatchSize: 10 },
+      { collection, outbox, checkpoints, lock, remote, pullBatchSize: 100, pushBatchSize: 10, writePieces: new PieceSize() },
       { collections: ['customers'], writable: new Set(['customers']), retryMs: 100 },
       { pushed: () => undefined, cycleSucceeded: () => told.succeeded++, failed: (error, move) => told.failed.push({ error, move }) },
     );

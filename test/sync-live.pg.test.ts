@@ -2,7 +2,8 @@ import { firstValueFrom, filter as rxFilter, take, toArray } from 'rxjs';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import pg from 'pg';
 import { describe, expect, it } from 'vitest';
-import { createReplicaDatabase } from '../client-sdk/replica/database.js';
+import { createRxDatabase, type RxCollection } from 'rxdb';
+import { customerResource, rxSchemaOf, serviceResource } from '../shared/index.js';
 import { replicateCollection } from '../client-sdk/replication/replicate.js';
 import { LiveStream, type StreamItem } from '../client-sdk/replication/stream.js';
 import { openStore } from '../server/storage/open.js';
@@ -98,7 +99,9 @@ describe.each(engines)('live sync on %s', (engine) => {
     }
     const net = switchableFetch();
     const endpoint = { baseUrl: server.url, token: tech, fetch: net.fetch };
-    const db = await createReplicaDatabase(`rx${Math.random().toString(36).slice(2)}`, getRxStorageMemory());
+    // A stock RxDB app: its own database, with the collections' schemas as the shared definitions give them.
+    const db = await createRxDatabase<{ services: RxCollection; customers: RxCollection }>({ name: `rx${Math.random().toString(36).slice(2)}`, storage: getRxStorageMemory(), multiInstance: false });
+    await db.addCollections({ services: { schema: rxSchemaOf(serviceResource) as never }, customers: { schema: rxSchemaOf(customerResource) as never } });
     const stream = new LiveStream(endpoint, { collections: ['services', 'customers'], retryMs: 50, maxRetryMs: 200 });
     const replications = (['services', 'customers'] as const).map((name) =>
       replicateCollection(db.collections[name]!, { endpoint, stream, identifier: 'test', retryTime: 100 }),

@@ -1,3 +1,4 @@
+import { isDeparture } from '../shared/index.js';
 import { describe, expect, it } from 'vitest';
 import { readFeed } from '../server/storage/change-feed.js';
 import { SYNC_COLLECTIONS } from '../server/operations/sync/collections.js';
@@ -320,9 +321,12 @@ describe.each(engines)('sync protocol on %s', (engine) => {
     const { orgId } = (await store.db.query<{ orgId: string }>(`select org_id as "orgId" from customers where id = $1`, [customer])).rows[0]!;
     const pulled: Record<string, any[]> = {};
     for (const collection of SYNC_COLLECTIONS) {
-      const { documents } = await pullAll(server, office, collection.name);
-      const expected = (await readFeed(store.db, collection.table, orgId, 0, 100_000)).map((r) => toDocument(r.record as { id: string }, r.deleted));
-      expect(documents, collection.name).toEqual(expected);
+      // The office's devices hold a window of some collections (a visit of an earlier test's, moved
+      // weeks back, has left it): every document it holds is the record as the API reads it.
+      const { documents: all } = await pullAll(server, office, collection.name);
+      const documents = all.filter((d: any) => !isDeparture(d));
+      const records = new Map((await readFeed<{ id: string }>(store.db, collection.table, orgId, 0, 100_000)).map((r) => [r.record.id, toDocument(r.record, r.deleted)]));
+      expect(documents, collection.name).toEqual(documents.map((d: any) => records.get(d.id)));
       pulled[collection.name] = documents;
     }
     expect(pulled.customers).toContainEqual(expect.objectContaining({ id: customer, _deleted: true }));

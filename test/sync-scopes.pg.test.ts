@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SCOPED_COLLECTIONS, scopeOf, type CollectionName } from '../shared/index.js';
+import { DEFAULT_SCOPE_WINDOWS, OFFICE_AUDIENCE, scopedCollections, scopeOf, type CollectionName, type ScopeHolder } from '../shared/index.js';
 import { seededRandom } from '../shared/seeded-random.js';
 import { provisionOrganization } from '../server/operations/organization.js';
 import { SYNC_COLLECTIONS } from '../server/operations/sync/collections.js';
 import type { Queryable } from '../server/storage/db.js';
+import { ageScopes } from '../server/storage/scopes.js';
 import { engines, openTestStore, type TestStore } from './support/engines.js';
 
 /**
@@ -16,7 +17,7 @@ import { engines, openTestStore, type TestStore } from './support/engines.js';
  */
 const DAY = 86_400_000;
 
-describe.each(engines)('technician scopes on %s: the triggers and the declaration agree', (engine) => {
+describe.each(engines)('device scopes on %s: the triggers and the declaration agree', (engine) => {
   let store: TestStore;
   let orgId: string;
   const random = seededRandom(30);
@@ -54,7 +55,7 @@ describe.each(engines)('technician scopes on %s: the triggers and the declaratio
     return out;
   }
 
-  /** Per technician and collection, the ids held: by the triggers' entries, and by the declaration. */
+  /** Per audience (each technician, and the office) and collection, the ids held: by the triggers' entries, and by the declaration. */
   async function compare(): Promise<{ sql: Record<string, string[]>; declared: Record<string, string[]> }> {
     const { rows } = await store.db.query<{ audience: string; collection: string; row_id: string }>(
       'select audience, collection, row_id from scope_rows where org_id = $1 and present order by row_id',
@@ -64,15 +65,16 @@ describe.each(engines)('technician scopes on %s: the triggers and the declaratio
     const all = await everything();
     const sql: Record<string, string[]> = {};
     const declared: Record<string, string[]> = {};
-    // The office holds everything through the tables' own feed: no entries of its own, whatever it
-    // names; nor has a technician whose user does not exist yet.
-    expect(rows.filter((r) => !users.has(r.audience))).toEqual([]);
-    for (const tech of users) {
-      const held = scopeOf(tech, all, 60, new Date(now[0]!.now).getTime());
-      for (const collection of SCOPED_COLLECTIONS) {
-        const key = `${tech} ${collection}`;
+    // An office user holds no feed of their own (the office's devices share one), whatever rows
+    // name them; nor has a technician whose user does not exist yet.
+    expect(rows.filter((r) => !users.has(r.audience) && r.audience !== OFFICE_AUDIENCE)).toEqual([]);
+    const holders: [string, ScopeHolder][] = [...[...users].map((tech) => [tech, { technician: tech }] as [string, ScopeHolder]), [OFFICE_AUDIENCE, 'office']];
+    for (const [audience, holder] of holders) {
+      const held = scopeOf(holder, all, DEFAULT_SCOPE_WINDOWS, new Date(now[0]!.now).getTime());
+      for (const collection of scopedCollections(holder === 'office' ? 'OFFICE' : 'TECHNICIAN')) {
+        const key = `${audience} ${collection}`;
         declared[key] = [...(held.get(collection) ?? [])].sort();
-        sql[key] = rows.filter((r) => r.audience === tech && r.collection === collection).map((r) => r.row_id).sort();
+        sql[key] = rows.filter((r) => r.audience === audience && r.collection === collection).map((r) => r.row_id).sort();
       }
     }
     return { sql, declared };
@@ -119,7 +121,8 @@ describe.each(engines)('technician scopes on %s: the triggers and the declaratio
     let { sql, declared } = await compare();
     expect(sql).toEqual(declared);
     // The generated organization gives every kind of reason something to hold.
-    for (const c of SCOPED_COLLECTIONS) expect(techs.some((t) => sql[`${t} ${c}`]!.length > 0), c).toBe(true);
+    for (const c of scopedCollections('TECHNICIAN')) expect(techs.some((t) => sql[`${t} ${c}`]!.length > 0), c).toBe(true);
+    for (const c of scopedCollections('OFFICE')) expect(sql[`${OFFICE_AUDIENCE} ${c}`]!.length, `the office holds some ${c}`).toBeGreaterThan(0);
 
     const moves: [string, () => Promise<unknown>][] = [
       ['visit reassigned', () => store.db.query('update services set new_technician_id = $2 where org_id = $1 and id = $3', [orgId, someone(), pick(visits).id])],
@@ -139,7 +142,7 @@ describe.each(engines)('technician scopes on %s: the triggers and the declaratio
         users.add('tech-late');
         ({ sql, declared } = await compare());
         expect(sql, 'once the late technician exists').toEqual(declared);
-        expect(SCOPED_COLLECTIONS.some((c) => sql[`tech-late ${c}`]!.length > 0)).toBe(true);
+        expect(scopedCollections('TECHNICIAN').some((c) => sql[`tech-late ${c}`]!.length > 0)).toBe(true);
       }
       const [what, move] = pick(moves);
       await move();
@@ -152,5 +155,40 @@ describe.each(engines)('technician scopes on %s: the triggers and the declaratio
     await store.db.query('select scope_rebuild($1)', [orgId]);
     const after = await store.db.query('select audience, collection, row_id, seq, present from scope_rows where org_id = $1 order by 1, 2, 3', [orgId]);
     expect(after.rows).toEqual(before.rows);
+  });
+
+  it('as time passes: rows that left a window leave the devices, and the rest stay', async () => {
+    // Time passes for some rows (written with the stamping triggers off, as rows written weeks
+    // ago would stand): visits whose day is now three weeks or four months back, customers last
+    // changed three weeks ago.
+    const ago = (days: number) => new Date(Date.now() - days * DAY).toISOString();
+    const { rows: visits } = await store.db.query<{ id: string }>('select id from services where org_id = $1 and not _deleted and start_time > now() - interval \'10 days\' order by id limit 12', [orgId]);
+    // A customer the office signed up, with no visit or quote yet: held for being new.
+    await insert(store.db, 'customers', [{ id: 'c-new', last_name: 'Signed up' }]);
+    expect((await compare()).sql[`${OFFICE_AUDIENCE} customers`]).toContain('c-new');
+    const { rows: customers } = await store.db.query<{ id: string }>('select id from customers where org_id = $1 order by id', [orgId]);
+    await store.db.transaction(async (tx) => {
+      await tx.exec("set local session_replication_role = replica");
+      for (const [i, v] of visits.entries()) await tx.query('update services set start_time = $3 where org_id = $1 and id = $2', [orgId, v.id, ago(i % 2 ? 21 : 120)]);
+      await tx.query('update customers set updated_at = $2 where org_id = $1', [orgId, ago(21)]);
+    });
+    const before = await store.db.query<{ n: number }>("select count(*)::int as n from scope_rows where org_id = $1 and audience = '@office' and collection = 'customers' and present", [orgId]);
+    expect(before.rows[0]!.n, 'every customer was recent').toBe(customers.length);
+
+    await ageScopes(store.db, null);
+    const { sql, declared } = await compare();
+    expect(sql).toEqual(declared);
+    const officeVisits = new Set(sql[`${OFFICE_AUDIENCE} services`]);
+    expect(visits.filter((v) => officeVisits.has(v.id)), 'no visit three weeks back stays in the office window').toEqual([]);
+    expect(sql[`${OFFICE_AUDIENCE} customers`], 'three weeks on, a customer with no visit or quote is not the office\'s to hold').not.toContain('c-new');
+    // A technician's 60 days still hold the visits three weeks back; four months back, not.
+    const held = new Set(techs.flatMap((t) => sql[`${t} services`] ?? []));
+    const threeWeeks = visits.filter((_, i) => i % 2);
+    expect(threeWeeks.some((v) => held.has(v.id))).toBe(true);
+    expect(visits.filter((_, i) => !(i % 2)).filter((v) => held.has(v.id))).toEqual([]);
+    // Ageing again changes nothing.
+    const entries = await store.db.query('select audience, collection, row_id, seq, present from scope_rows where org_id = $1 order by 1, 2, 3', [orgId]);
+    await ageScopes(store.db, null);
+    expect((await store.db.query('select audience, collection, row_id, seq, present from scope_rows where org_id = $1 order by 1, 2, 3', [orgId])).rows).toEqual(entries.rows);
   });
 });

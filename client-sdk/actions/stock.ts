@@ -8,13 +8,13 @@ import { assertPositiveInteger, newId } from './validate.js';
  * Stock: the device never writes a quantity; it appends movements, which the server applies once
  * and turns into levels and totals that replicate back.
  */
-async function requireKnown(db: ReplicaDatabase, collection: 'inventoryItems' | 'inventoryLocations', id: unknown, what: string) {
+export async function requireKnown(db: ReplicaDatabase, collection: 'inventoryItems' | 'inventoryLocations', id: unknown, what: string) {
   if (typeof id !== 'string' || !id) throw badInput(`${what} id is required`);
   const local = db.collections[collection];
   if (local && !(await local.findOne(id).exec())) throw notFound(what, id);
 }
 
-async function append({ changes }: Replica, movement: Omit<StockMovement, 'id' | 'createdAt' | 'updatedAt' | 'createdById'>, action: string) {
+export async function append({ changes }: Replica, movement: Omit<StockMovement, 'id' | 'createdAt' | 'updatedAt' | 'createdById'>, action: string) {
   return changes.insert('stockMovements', { ...movement, id: newId(), createdById: null }, action);
 }
 
@@ -22,7 +22,7 @@ export async function useStock(replica: Replica, itemId: string, locationId: str
   assertPositiveInteger(quantity, 'useStock: quantity');
   await requireKnown(replica.db, 'inventoryItems', itemId, 'Inventory item');
   await requireKnown(replica.db, 'inventoryLocations', locationId, 'Inventory location');
-  return append(replica, { itemId, locationId, toLocationId: null, delta: -quantity, reason: 'USE', serviceId: visitId, note: null }, 'useStock');
+  return append(replica, { itemId, locationId, toLocationId: null, delta: -quantity, reason: 'USE', serviceId: visitId, note: null, dose: null }, 'useStock');
 }
 
 export async function transferStock(replica: Replica, itemId: string, fromLocationId: string, toLocationId: string, quantity: number) {
@@ -31,5 +31,5 @@ export async function transferStock(replica: Replica, itemId: string, fromLocati
   await requireKnown(replica.db, 'inventoryItems', itemId, 'Inventory item');
   await requireKnown(replica.db, 'inventoryLocations', fromLocationId, 'Inventory location');
   await requireKnown(replica.db, 'inventoryLocations', toLocationId, 'Inventory location');
-  return append(replica, { itemId, locationId: fromLocationId, toLocationId, delta: -quantity, reason: 'TRANSFER', serviceId: null, note: null }, 'transferStock');
+  return append(replica, { itemId, locationId: fromLocationId, toLocationId, delta: -quantity, reason: 'TRANSFER', serviceId: null, note: null, dose: null }, 'transferStock');
 }

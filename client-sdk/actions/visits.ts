@@ -1,4 +1,4 @@
-import { serviceResource, type Service } from '../../shared/index.js';
+import { serviceResource, versionToKeep, type Service } from '../../shared/index.js';
 import { badInput, notFound, PoolClientError } from '../errors.js';
 import type { Replica } from './replica.js';
 import { bytesToBase64, PHOTO_QUEUE } from '../uploads/photo-queue.js';
@@ -23,7 +23,9 @@ function readingsOf(input: VisitInput['readings']): Service['chemicalReadings'] 
 
 export async function recordVisit({ db, changes }: Replica, input: VisitInput): Promise<Service> {
   const { readings, ...fields } = input;
-  const doc = { ...fields, id: newId(), photos: [], chemicalReadings: readingsOf(readings) };
+  const chemicalReadings = readingsOf(readings);
+  // Readings keep the formula version this app balances them with (the visit keeps its numbers).
+  const doc = { ...fields, id: newId(), photos: [], chemicalReadings, chemistryVersion: versionToKeep(chemicalReadings, fields.chemistryVersion) };
   if (typeof doc.customerId === 'string' && db.collections.customers && !(await db.collections.customers.findOne(doc.customerId).exec())) {
     throw notFound('Customer', doc.customerId);
   }
@@ -34,8 +36,9 @@ export async function updateVisit({ changes }: Replica, id: string, patch: Visit
   const { readings, ...fields } = patch;
   return changes
     .update('services', id, 'updateVisit', (current) => {
-      const readingsPatch = readings === undefined ? {} : { chemicalReadings: readings === null ? null : readingsOf({ ...current.chemicalReadings, ...readings }) };
-      return { ...fields, ...readingsPatch };
+      if (readings === undefined) return fields;
+      const chemicalReadings = readings === null ? null : readingsOf({ ...current.chemicalReadings, ...readings });
+      return { ...fields, chemicalReadings, chemistryVersion: versionToKeep(chemicalReadings, fields.chemistryVersion ?? current.chemistryVersion) };
     })
     .catch(rethrowNotFound('Visit', id));
 }

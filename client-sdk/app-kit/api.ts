@@ -21,7 +21,7 @@ export type Operation<R, V> = DocumentTypeDecoration<R, V> & { toString(): strin
 
 export interface Api {
   graphql<R, V>(operation: Operation<R, V>, variables?: V): Promise<R>;
-  rest<T = any>(method: 'GET' | 'POST', path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
+  rest<T = any>(method: 'GET' | 'POST' | 'DELETE', path: string, body?: unknown, headers?: Record<string, string>): Promise<T>;
   /** multipart/form-data POST of one file (and text fields), as the upload endpoints take it. */
   upload<T = any>(path: string, file: Blob, fields?: Record<string, string>): Promise<T>;
 }

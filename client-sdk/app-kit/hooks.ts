@@ -105,3 +105,18 @@ export function useAction() {
   }, []);
   return { busy, error, run, setError };
 }
+
+/** Live documents of a replica collection by id (its primary index), as a map; null until the first answer. */
+export function useDocsByIds<C extends CollectionName>(collection: C, ids: readonly string[] | null): Map<string, DocumentOf<C>> | null {
+  const { client } = useSession();
+  const [docs, setDocs] = useState<Map<string, DocumentOf<C>> | null>(null);
+  const key = ids?.join(',') ?? null;
+  useEffect(() => {
+    const c = collectionOf(client.db, collection);
+    if (!c || !ids) return setDocs(null);
+    const subscription = c.findByIds([...ids]).$.subscribe((found) => setDocs(new Map([...found].map(([id, d]) => [id, documentOf(collection, d.toJSON())]))));
+    return () => subscription.unsubscribe();
+    // `key` stands for the ids (a new array every render would re-run the query each time).
+  }, [client, collection, key]);
+  return docs;
+}

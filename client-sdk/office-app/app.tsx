@@ -1,5 +1,6 @@
 import { useEffect, useState } from 'react';
 import { SyncBar } from './components/sync-bar.js';
+import { DeviceStorageNotices } from '../app-kit/components/device-storage-notices.js';
 import { SessionContext } from '../app-kit/hooks.js';
 import { href, useRoute, type Route } from '../app-kit/route.js';
 import { BoardScreen } from './screens/board.js';
@@ -63,6 +64,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   return (
     <div className="shell">
       <SyncBar onSignOut={onSignOut} />
+      <DeviceStorageNotices app="office" />
       <nav aria-label="Sections">
         <ul>
           {SECTIONS.map(([screen, label]) => (

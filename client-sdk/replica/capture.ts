@@ -1,3 +1,4 @@
+import { instanceWithWrites } from './instance-with-writes.js';
 import type { BulkWriteRow, RxStorage, RxStorageBulkWriteResponse, RxStorageInstance, RxStorageInstanceCreationParams } from 'rxdb';
 import type { DocState } from '../replication/replica-store.js';
 
@@ -15,6 +16,13 @@ import type { DocState } from '../replication/replica-store.js';
  * from its outbox entry.
  */
 export const SYNC_WRITE_CONTEXT = 'pool-sync';
+
+/**
+ * RxDB's schema migration copies a collection's stored documents into the storage of its new
+ * version as a storage-to-storage replication, whose writes carry this context: the documents
+ * as they were, never a change of the app's (replica/migrations.ts).
+ */
+const MIGRATION_WRITE_CONTEXT = 'replication-master-write';
 
 export type WriteCapture = (
   collection: string,
@@ -42,27 +50,10 @@ export function capturingStorage<I, O>(storage: RxStorage<I, O>, collections: Re
 
 function withCapturedWrites<I, O>(instance: RxStorageInstance<DocState, I, O>, capture: () => WriteCapture | null): RxStorageInstance<DocState, I, O> {
   const name = instance.collectionName;
-  return {
-    databaseName: instance.databaseName,
-    internals: instance.internals,
-    options: instance.options,
-    schema: instance.schema,
-    collectionName: name,
-    underlyingPersistentStorage: instance.underlyingPersistentStorage,
-    bulkWrite(rows, context) {
-      if (context === SYNC_WRITE_CONTEXT) return instance.bulkWrite(rows, context);
-      const recorder = capture();
-      if (!recorder) return Promise.reject(new Error(`${name}: the replica is not ready for writes yet`));
-      return recorder(name, rows as BulkWriteRow<DocState>[], context, () => instance.bulkWrite(rows, context));
-    },
-    findDocumentsById: instance.findDocumentsById.bind(instance),
-    query: instance.query.bind(instance),
-    count: instance.count.bind(instance),
-    getAttachmentData: instance.getAttachmentData.bind(instance),
-    getChangedDocumentsSince: instance.getChangedDocumentsSince?.bind(instance),
-    changeStream: instance.changeStream.bind(instance),
-    cleanup: instance.cleanup.bind(instance),
-    close: instance.close.bind(instance),
-    remove: instance.remove.bind(instance),
-  };
+  return instanceWithWrites(instance, (rows, context) => {
+    if (context === SYNC_WRITE_CONTEXT || context === MIGRATION_WRITE_CONTEXT) return instance.bulkWrite(rows, context);
+    const recorder = capture();
+    if (!recorder) return Promise.reject(new Error(`${name}: the replica is not ready for writes yet`));
+    return recorder(name, rows as BulkWriteRow<DocState>[], context, () => instance.bulkWrite(rows, context));
+  });
 }

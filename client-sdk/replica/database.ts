@@ -1,10 +1,13 @@
 import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type RxStorage } from 'rxdb';
 import { RxDBLocalDocumentsPlugin } from 'rxdb/plugins/local-documents';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
-import { replicatedResources, rxSchemaOf, syncRule, withNullsLeftOut, type CollectionName, type DocumentOf } from '../../shared/index.js';
+import { replicatedResources, syncRule, withNullsLeftOut, type CollectionName, type DocumentOf, type ReplicaKeyFields } from '../../shared/index.js';
 import { OUTBOX, outboxMigrations, outboxSchema, type OutboxEntry } from '../replication/outbox.js';
 import { capturingStorage, type WriteCapture } from './capture.js';
+import { keyedStorage } from './keys.js';
+import { replicaCollectionOf } from './migrations.js';
 import { PHOTO_QUEUE, photoQueueSchema, type QueuedPhoto } from '../uploads/photo-queue.js';
+import { reportingStorageFull, type StorageFull } from './storage-full.js';
 
 /**
  * The device replica: one RxDB collection per replicated resource (schemas derived from shared/),
@@ -19,7 +22,8 @@ type NullableKeys<T> = { [K in keyof T]: null extends T[K] ? K : never }[keyof T
  * also left out, and the timestamps the SDK stamps on every local write (and the server on push).
  */
 export type ReplicaDocument<C extends CollectionName> = Omit<DocumentOf<C>, NullableKeys<DocumentOf<C>> | 'createdAt' | 'updatedAt'> &
-  Partial<Pick<DocumentOf<C>, NullableKeys<DocumentOf<C>> | 'createdAt' | 'updatedAt'>>;
+  Partial<Pick<DocumentOf<C>, NullableKeys<DocumentOf<C>> | 'createdAt' | 'updatedAt'>> &
+  (C extends keyof ReplicaKeyFields ? Partial<ReplicaKeyFields[C]> : unknown);
 
 export type SyncedCollections = { [C in CollectionName]?: RxCollection<ReplicaDocument<C>> };
 /** Each collection typed by its name: `db.collections.services` holds `Service` documents (absent if not opened). */
@@ -74,15 +78,19 @@ export async function createReplicaDatabase(
   storage: RxStorage<unknown, unknown>,
   collections: readonly string[] = COLLECTION_NAMES,
   capture?: () => WriteCapture | null,
+  onStorageFull?: (full: StorageFull) => void,
 ): Promise<ReplicaDatabase> {
   const unknown = collections.filter((c) => !isCollectionName(c));
   if (unknown.length) throw new Error(`Unknown collections: ${unknown.join(', ')}`);
   // allowSlowCount: the photo queue counts its waiting photos by a nullable field, which no index
   // can hold; IndexedDB storage refuses such a count unless allowed (a browser test caught it).
   // The queue holds a handful of photos, so counting them by reading them is cheap.
+  // Nearest the device's storage, so a write refused for want of space is heard whoever wrote it.
+  const reporting = onStorageFull ? reportingStorageFull(storage, onStorageFull) : storage;
   const db = await createRxDatabase<ReplicaCollections>({
     name,
-    storage: capture ? capturingStorage(storage, new Set(collections), capture) : storage,
+    // Keys below capture: whatever is written, by whom, carries its replica keys.
+    storage: capture ? capturingStorage(keyedStorage(reporting), new Set(collections), capture) : keyedStorage(reporting),
     multiInstance: false,
     closeDuplicates: true,
     allowSlowCount: true,
@@ -90,7 +98,7 @@ export async function createReplicaDatabase(
   });
   const wanted = replicatedResources.filter((r) => collections.includes(r.collection));
   await db.addCollections({
-    ...Object.fromEntries(wanted.map((r) => [r.collection, { schema: rxSchemaOf(r) as never }])),
+    ...Object.fromEntries(wanted.map((r) => [r.collection, replicaCollectionOf(r) as never])),
     [OUTBOX]: { schema: outboxSchema as never, migrationStrategies: outboxMigrations as never },
     [PHOTO_QUEUE]: { schema: photoQueueSchema as never },
   });

@@ -1,5 +1,5 @@
 import { nextMove, SyncFailure, type NextMove } from './failure.js';
-import { applyLiveBatch, pullToEnd } from './puller.js';
+import { applyLiveBatch, pullPriorityBands, pullToEnd } from './puller.js';
 import { pushBatch, type PushResult } from './pusher.js';
 import type { ChangeBatch } from './stream.js';
 import type { SyncContext } from './sync-context.js';
@@ -185,10 +185,14 @@ export class SyncEngine {
       }
     }
     if (pulling) {
+      // A first sync brings what the device needs first (today's route), then everything.
+      await pullPriorityBands(this.ctx, this.options.collections, () => this.running);
+      if (!this.running) return false;
       for (const name of this.options.collections) {
         await pullToEnd(this.ctx, name);
         if (!this.running) return false;
       }
+      await this.ctx.firstSync?.completed();
     }
     while (this.batches.length && this.running) {
       if ((await applyLiveBatch(this.ctx, this.batches.shift()!)) === 'gap') this.wantPull = true;

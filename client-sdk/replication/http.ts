@@ -65,9 +65,15 @@ function checked<S extends z.ZodType>(schema: S, what: string, body: unknown): z
   return result.data;
 }
 
-export async function pullBatch(endpoint: SyncEndpoint, collection: string, checkpoint: Checkpoint | undefined, limit: number): Promise<PullAnswer> {
+/** A priority band's time range (shared/sync/priorities.ts, `bandRange`). */
+export interface BandRange {
+  from: string;
+  to: string;
+}
+
+export async function pullBatch(endpoint: SyncEndpoint, collection: string, checkpoint: Checkpoint | undefined, limit: number, band?: BandRange): Promise<PullAnswer> {
   const what = `pull ${collection}`;
-  const query = new URLSearchParams({ checkpoint: String(checkpoint?.seq ?? 0), limit: String(limit) });
+  const query = new URLSearchParams({ checkpoint: String(checkpoint?.seq ?? 0), limit: String(limit), ...band });
   const { body } = await exchange(endpoint, what, `/sync/${encodeURIComponent(collection)}/pull?${query}`);
   return checked(PullAnswer, what, body);
 }

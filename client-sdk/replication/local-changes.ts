@@ -1,5 +1,5 @@
 import type { BulkWriteRow, RxCollection, RxDocumentData, RxStorageBulkWriteResponse } from 'rxdb';
-import { describeIssues, deviceMayWrite, recordValidator, replicatedResources, type CollectionName, type DeviceWrite, type DocumentOf } from '../../shared/index.js';
+import { describeIssues, deviceMayWrite, isReplicaKey, recordValidator, replicatedResources, type CollectionName, type DeviceWrite, type DocumentOf } from '../../shared/index.js';
 import { badInput, notFound } from '../errors.js';
 import { documentOf } from '../replica/database.js';
 import { Outbox, outboxKey, type OutboxEntry } from './outbox.js';
@@ -96,7 +96,7 @@ export class LocalChanges {
       const changes: Change[] = [];
       for (const row of rows) {
         const current = stored.get(row.document.id);
-        if (takesEffect(row, current)) changes.push({ current: current ? stateOf(current) : null, state: row.document });
+        if (takesEffect(row, current)) changes.push({ current: current ? stateOf(current, name) : null, state: row.document });
       }
       await this.record(name, changes, `${verbOf(context)} ${name}`);
       const result = await write();
@@ -109,7 +109,7 @@ export class LocalChanges {
     return this.lock.run(async () => {
       const collection = this.collection(name);
       const stored = await readStored(collection, [id]);
-      const current = stored.has(id) ? stateOf(stored.get(id)!) : null;
+      const current = stored.has(id) ? stateOf(stored.get(id)!, name) : null;
       const state = next(current);
       await this.record(name, [{ current, state }], action);
       await writeStates(collection, [{ ...state }], stored); // a copy: `state` goes back to the app
@@ -131,7 +131,7 @@ export class LocalChanges {
       if (state._deleted) continue;
       state.createdAt = current?.createdAt ?? (typeof state.createdAt === 'string' ? state.createdAt : now);
       state.updatedAt = now;
-      const result = recordValidator(resource).safeParse(fieldsOf(state));
+      const result = recordValidator(resource).safeParse(fieldsOf(name, state));
       if (!result.success) throw badInput(`${action}: ${describeIssues(result.error.issues, { limit: Infinity })}`);
     }
     const entries = await this.outbox.get(changes.map((c) => outboxKey(name, c.state.id)));
@@ -162,9 +162,10 @@ function entryFor(name: string, { current, state }: Change, entry: OutboxEntry |
 }
 
 /** A document's own fields: no RxDB bookkeeping, no `_deleted`. */
-function fieldsOf(state: DocState): Record<string, unknown> {
+/** The document's own fields: no bookkeeping, no replica keys (a document read back from the replica has them). */
+function fieldsOf(collection: string, state: DocState): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(state)) if (!key.startsWith('_')) fields[key] = value;
+  for (const [key, value] of Object.entries(state)) if (!key.startsWith('_') && !isReplicaKey(collection, key)) fields[key] = value;
   return fields;
 }
 

@@ -1,4 +1,6 @@
-import { isDeparture } from '../../shared/index.js';
+import { BAND_COLLECTIONS, bandRange, isDeparture } from '../../shared/index.js';
+import type { BandRange } from './http.js';
+import { yieldToEventLoop } from './yield.js';
 import { outboxKey } from './outbox.js';
 import { pullAhead } from './pull-ahead.js';
 import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
@@ -22,6 +24,35 @@ export async function pullToEnd(ctx: SyncContext, name: string): Promise<void> {
 }
 
 /**
+ * A first sync's priority bands (shared/sync/priorities.ts), those not yet on the device, in
+ * order: each band's visits and their customers, before any collection is pulled from the
+ * start. A band moves no checkpoint; the full pull that follows brings everything, at states no
+ * older than the band's (a document the band wrote unchanged is not written again).
+ */
+export async function pullPriorityBands(ctx: SyncContext, collections: readonly string[], running: () => boolean): Promise<void> {
+  const first = ctx.firstSync;
+  if (!first) return;
+  const names = Object.keys(BAND_COLLECTIONS).filter((name) => collections.includes(name));
+  for (const band of first.pending()) {
+    const range = bandRange(band, new Date());
+    // A band's collections at once: the server reads each from the device's feed on its own (a
+    // visit's customer is found by the visit on the server, not on the device), so one round trip.
+    await Promise.all(names.map((name) => pullBand(ctx, name, range)));
+    if (!running()) return;
+    await first.bandReady(band);
+  }
+}
+
+async function pullBand(ctx: SyncContext, name: string, range: BandRange): Promise<void> {
+  for (let seq = 0; ; ) {
+    const page = await ctx.remote.pull(name, seq, ctx.pullBatchSize, range);
+    await applyServerStates(ctx, name, page.documents);
+    seq = page.checkpoint.seq;
+    if (page.documents.length < ctx.pullBatchSize) return;
+  }
+}
+
+/**
  * A live batch continues the feed only if it starts at or before this client's checkpoint;
  * otherwise something came between (the client subscribed mid-write, or was offline) and the
  * answer is 'gap': pull. A batch wholly behind the checkpoint is old news.
@@ -36,17 +67,46 @@ export async function applyLiveBatch(ctx: SyncContext, batch: ChangeBatch): Prom
 }
 
 async function applyServerStates(ctx: SyncContext, name: string, documents: DocState[]): Promise<void> {
-  if (!documents.length) return;
+  const pieces = ctx.writePieces;
+  for (let at = 0; at < documents.length; ) {
+    if (at > 0) await yieldToEventLoop();
+    const piece = documents.slice(at, at + pieces.current);
+    const start = performance.now();
+    await applyChunk(ctx, name, piece);
+    pieces.took(performance.now() - start, piece.length);
+    at += piece.length;
+  }
+}
+
+/** Writes server states under the write lock, each piece on its own: a local change made between two pieces is seen by the next. */
+async function applyChunk(ctx: SyncContext, name: string, documents: DocState[]): Promise<void> {
   await ctx.lock.run(async () => {
     const changedHere = await ctx.outbox.get(documents.map((d) => outboxKey(name, d.id)));
     const clean = changedHere.size ? documents.filter((d) => !changedHere.has(outboxKey(name, d.id))) : documents;
     const collection = ctx.collection(name);
     const stored = await readStored(collection, clean.map((d) => d.id));
-    const departing = clean.filter((d) => isDeparture(d) && stored.get(d.id)?._deleted === false).map((d) => stateOf(stored.get(d.id)!));
-    await writeStates(collection, clean.filter((d) => !olderThan(d, stored.get(d.id))), stored);
+    const departing = clean.filter((d) => isDeparture(d) && stored.get(d.id)?._deleted === false).map((d) => stateOf(stored.get(d.id)!, name));
+    await writeStates(collection, clean.filter((d) => !olderThan(d, stored.get(d.id)) && !heldAlready(d, stored.get(d.id))), stored);
     for (const d of documents) if (isDeparture(d) && changedHere.has(outboxKey(name, d.id))) ctx.departures?.postpone(name, d.id);
     for (const { _deleted, ...held } of departing) ctx.departures?.applied(name, held.id, held);
   });
+}
+
+/**
+ * Whether the replica holds this very state already: the same `updatedAt` (the server stamps every
+ * write of a row with its own, increasing within the organization) and the same deletion. A band's
+ * documents come again in the full pull that follows it, and a re-pull after a reconnect brings
+ * back what the stream delivered; writing them again would cost the device's storage as much as
+ * the first time. A departure is never such a state (it carries no time).
+ */
+function heldAlready(incoming: DocState, stored: Record<string, unknown> | undefined): boolean {
+  return (
+    stored !== undefined &&
+    !isDeparture(incoming) &&
+    typeof incoming.updatedAt === 'string' &&
+    incoming.updatedAt === stored.updatedAt &&
+    (incoming._deleted === true) === (stored._deleted === true)
+  );
 }
 
 /**

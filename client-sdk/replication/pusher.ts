@@ -82,7 +82,7 @@ async function preparePush(ctx: SyncContext, name: string): Promise<{ rows: Push
   const settled: string[] = [];
   for (const entry of entries) {
     const current = stored.get(entry.docId);
-    const state = current ? stateOf(current) : null;
+    const state = current ? stateOf(current, name) : null;
     const last = entry.sent.at(-1);
     if (state && last && deepEqual(last.state, state)) {
       rows.push({ assumedMasterState: entry.base, newDocumentState: state, changeId: last.changeId, earlier: entry.sent.slice(0, -1) });

@@ -1,4 +1,5 @@
 import type { PullAnswer } from '../../shared/index.js';
+import type { BandRange } from './http.js';
 import { pullBatch, pushWithCheckpoint, type PushAnswer, type SyncEndpoint } from './http.js';
 
 /**
@@ -7,14 +8,15 @@ import { pullBatch, pushWithCheckpoint, type PushAnswer, type SyncEndpoint } fro
  * as RxDB's replication talks to its server only through handlers.
  */
 export interface SyncRemote {
-  pull(collection: string, checkpoint: number, limit: number): Promise<PullAnswer>;
+  /** A page of the collection's feed; with `band`, a page of that priority band instead (shared/sync/priorities.ts). */
+  pull(collection: string, checkpoint: number, limit: number, band?: BandRange): Promise<PullAnswer>;
   /** `checkpoint`: the device's pull position, so the server can say its own writes need no pulling back. */
   push(collection: string, rows: unknown[], checkpoint: number): Promise<PushAnswer>;
 }
 
 export function httpRemote(endpoint: SyncEndpoint): SyncRemote {
   return {
-    pull: (collection, checkpoint, limit) => pullBatch(endpoint, collection, { seq: checkpoint }, limit),
+    pull: (collection, checkpoint, limit, band) => pullBatch(endpoint, collection, { seq: checkpoint }, limit, band),
     push: (collection, rows, checkpoint) => pushWithCheckpoint(endpoint, collection, rows, checkpoint),
   };
 }

@@ -1,5 +1,5 @@
 import type { RxCollection, RxDocumentData } from 'rxdb';
-import type { DocState } from '../../shared/index.js';
+import { isReplicaKey, type DocState } from '../../shared/index.js';
 import { SYNC_WRITE_CONTEXT } from '../replica/capture.js';
 
 /**
@@ -19,10 +19,10 @@ export async function readStored(collection: RxCollection, ids: readonly string[
   return new Map(docs.map((d) => [d.id, d]));
 }
 
-/** A stored document as the protocol carries it: its fields and `_deleted`. */
-export function stateOf(stored: Stored): DocState {
+/** A stored document of the collection as the protocol carries it: its fields and `_deleted` (no bookkeeping, no replica keys). */
+export function stateOf(stored: Stored, collection: string): DocState {
   const state: Record<string, unknown> = {};
-  for (const [key, value] of Object.entries(stored)) if (!BOOKKEEPING.has(key)) state[key] = value;
+  for (const [key, value] of Object.entries(stored)) if (!BOOKKEEPING.has(key) && !isReplicaKey(collection, key)) state[key] = value;
   state._deleted = stored._deleted === true;
   return state as DocState;
 }

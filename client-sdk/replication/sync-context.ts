@@ -1,7 +1,9 @@
 import type { RxCollection } from 'rxdb';
 import type { Checkpoints } from './checkpoints.js';
 import type { Departures } from './departures.js';
+import type { FirstSync } from './first-sync.js';
 import type { Outbox } from './outbox.js';
+import type { PieceSize } from './piece-size.js';
 import type { SyncRemote } from './remote.js';
 import type { WriteLock } from './write-lock.js';
 
@@ -14,6 +16,10 @@ export interface SyncContext {
   remote: SyncRemote;
   pullBatchSize: number;
   pushBatchSize: number;
+  /** How many pulled documents to write at a time, learnt from this replica's own writes. */
+  writePieces: PieceSize;
   /** Told of rows that left the device's scope. */
   departures?: Departures;
+  /** The first sync's progress; without it, no priority bands are pulled. */
+  firstSync?: FirstSync;
 }

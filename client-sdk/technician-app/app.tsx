@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { DeviceStorageNotices } from '../app-kit/components/device-storage-notices.js';
 import { SessionContext } from '../app-kit/hooks.js';
 import { href, useRoute, type Route } from '../app-kit/route.js';
 import { Notices, NoticesProvider } from './notices.js';
@@ -53,6 +54,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         <SyncBadge />
       </header>
       <Notices />
+      <DeviceStorageNotices app="tech" />
       <main id="content">
         <Screen route={route} onSignOut={onSignOut} />
       </main>

@@ -2,13 +2,13 @@ import nodemailer from 'nodemailer';
 import type { OutboxMessage } from '../storage/outbox.js';
 
 /**
- * Sends what bulk operations put in the outbox: email through SMTP (nodemailer) when SMTP_URL is
- * set, texts by POSTing `{to, body}` to SMS_WEBHOOK_URL when set. A channel without a sender is
- * not sent: its messages stay in the outbox as STORED.
+ * Sends what bulk operations and visit reports put in the outbox: email through SMTP (nodemailer)
+ * when SMTP_URL is set, texts by POSTing `{to, body, messageId}` to SMS_WEBHOOK_URL when set. A
+ * channel without a sender is not sent: its messages stay in the outbox as STORED.
  */
 export interface Messenger {
   canSend(channel: OutboxMessage['channel']): boolean;
-  send(message: OutboxMessage): Promise<void>;
+  send(message: Pick<OutboxMessage, 'id' | 'channel' | 'recipient' | 'subject' | 'body' | 'html' | 'senderName' | 'replyTo'>): Promise<void>;
   close(): void;
 }
 
@@ -18,6 +18,12 @@ export interface MessengerConfig {
   smsWebhookUrl?: string;
 }
 
+/** EMAIL_FROM's address under the organization's name, when the message names one. */
+function fromOf(emailFrom: string, senderName: string | null): string | { name: string; address: string } {
+  if (!senderName) return emailFrom;
+  return { name: senderName, address: /<([^<>]+)>\s*$/.exec(emailFrom)?.[1] ?? emailFrom.trim() };
+}
+
 export function createMessenger(config: MessengerConfig): Messenger {
   const mail = config.smtpUrl ? nodemailer.createTransport(config.smtpUrl) : null;
   return {
@@ -25,16 +31,32 @@ export function createMessenger(config: MessengerConfig): Messenger {
     async send(message) {
       if (message.channel === 'EMAIL') {
         if (!mail) throw new Error('no SMTP server configured');
-        await mail.sendMail({ from: config.emailFrom, to: message.recipient, subject: message.subject ?? '', text: message.body });
+        await mail.sendMail({
+          from: fromOf(config.emailFrom, message.senderName),
+          to: message.recipient,
+          subject: message.subject ?? '',
+          text: message.body,
+          ...(message.html ? { html: message.html } : {}),
+          ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+        });
         return;
       }
       if (!config.smsWebhookUrl) throw new Error('no SMS webhook configured');
-      const res = await fetch(config.smsWebhookUrl, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ to: message.recipient, body: message.body, messageId: message.id }),
-      });
-      if (!res.ok) throw new Error(`SMS webhook answered HTTP ${res.status}`);
+      // A webhook that never answers must not hold the worker: our own timer (see DESIGN.md's traps).
+      const deadline = new AbortController();
+      const timer = setTimeout(() => deadline.abort(new Error('SMS webhook did not answer within 30 s')), 30_000);
+      try {
+        const res = await fetch(config.smsWebhookUrl, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ to: message.recipient, body: message.body, messageId: message.id }),
+          signal: deadline.signal,
+        });
+        await res.body?.cancel();
+        if (!res.ok) throw new Error(`SMS webhook answered HTTP ${res.status}`);
+      } finally {
+        clearTimeout(timer);
+      }
     },
     close: () => mail?.close(),
   };

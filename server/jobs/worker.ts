@@ -32,6 +32,11 @@ export interface WorkerOptions {
   pollMs?: number;
   /** A running job silent this long is taken over. */
   staleMs?: number;
+  /**
+   * This process's name across restarts (process-life.ts): running jobs claimed under it were
+   * claimed by an earlier life of this process, which is gone, and are taken back at once.
+   */
+  life?: string | undefined;
   /** Test hook: runs inside each chunk's transaction after the items were applied. */
   beforeChunkCommit?: (operation: BulkOperationRow, chunk: number) => void | Promise<void>;
 }
@@ -45,7 +50,7 @@ class Stopped extends Error {}
 export class WorkerCrash extends Error {}
 
 export class BulkWorker {
-  readonly id = `worker-${randomUUID()}`;
+  readonly id: string;
   private running = false;
   private loop: Promise<void> | null = null;
   private wake: (() => void) | null = null;
@@ -57,6 +62,7 @@ export class BulkWorker {
     this.chunkSize = options.chunkSize ?? 500;
     this.pollMs = options.pollMs ?? 500;
     this.staleMs = options.staleMs ?? 30_000;
+    this.id = options.life ? workerIdIn(options.life) : `worker-${randomUUID()}`;
   }
 
   start(): void {
@@ -100,7 +106,7 @@ export class BulkWorker {
 
   /** Claims and works one job; false when there was none. */
   async runOnce(): Promise<boolean> {
-    const job = await claimNextOperation(this.options.db, this.id, this.staleMs);
+    const job = await claimNextOperation(this.options.db, this.id, this.staleMs, this.options.life && lifePrefix(this.options.life));
     if (!job) return false;
     const kind = kindNamed(job.kind);
     try {
@@ -205,6 +211,10 @@ export class BulkWorker {
 }
 
 class Cancelled extends Error {}
+
+/** Worker ids of one process life share a prefix; each life adds its own random part. */
+const lifePrefix = (life: string) => `life:${life}/`;
+const workerIdIn = (life: string) => `${lifePrefix(life)}${randomUUID()}`;
 
 function tally(slice: { index: number; item: unknown }[], outcomes: ItemOutcome[]) {
   const errors: ItemError[] = [];

@@ -3,6 +3,7 @@ import { z } from 'zod';
 import { errors, ROLES, type Role } from '../../shared/index.js';
 import type { Database, Queryable } from '../storage/db.js';
 import {
+  findLiveToken,
   findLiveTokenByHash,
   findToken,
   insertToken,
@@ -18,17 +19,36 @@ import { newId } from './ids.js';
 import { parseInput } from './input.js';
 
 /**
- * Bearer tokens: 32 random bytes, shown once, stored as a SHA-256 hash. A token belongs to one
- * user, who has one role in one organization.
+ * Bearer tokens: `pst_<organization id>_<32 random bytes, base64url>`, shown once, stored as a
+ * SHA-256 hash of the whole token. A token belongs to one user, who has one role in one
+ * organization. The organization in the token makes its lookup routable, (org_id, token_hash),
+ * which a distributed store answers from one shard; it grants nothing by itself (the hash covers
+ * it, so a token with another organization written in is simply unknown). Tokens issued before
+ * (`pst_<secret>`) are still found, by their hash alone.
  */
 const TOKEN_PREFIX = 'pst_';
+const SECRET = /^[A-Za-z0-9_-]{43}$/;
+const WITH_ORGANIZATION = /^pst_(.+)_([A-Za-z0-9_-]{43})$/;
 
 export function hashToken(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
-function generateToken(): string {
-  return TOKEN_PREFIX + randomBytes(32).toString('base64url');
+function generateToken(orgId: string): string {
+  return `${TOKEN_PREFIX}${orgId}_${randomBytes(32).toString('base64url')}`;
+}
+
+/**
+ * Where a token is looked up: among its organization's tokens; among every organization's (a
+ * token issued before tokens carried one); or nowhere, when it has neither form (no query at all).
+ */
+export type TokenLookup = { orgId: string } | 'any organization' | null;
+
+export function tokenLookup(token: string): TokenLookup {
+  if (!token.startsWith(TOKEN_PREFIX)) return null;
+  if (SECRET.test(token.slice(TOKEN_PREFIX.length))) return 'any organization';
+  const orgId = WITH_ORGANIZATION.exec(token)?.[1];
+  return orgId ? { orgId } : null;
 }
 
 /** Reads `Authorization: Bearer <token>`; null when absent or not of that form. */
@@ -41,9 +61,11 @@ export function bearerTokenOf(header: string | undefined): string | null {
 export async function authenticate(db: Database, authorization: string | undefined): Promise<Viewer> {
   const token = bearerTokenOf(authorization);
   if (!token) throw errors.unauthenticated();
-  const owner = await findLiveTokenByHash(db, hashToken(token));
+  const lookup = tokenLookup(token);
+  const owner =
+    lookup === null ? null : lookup === 'any organization' ? await findLiveTokenByHash(db, hashToken(token)) : await findLiveToken(db, lookup.orgId, hashToken(token));
   if (!owner) throw errors.unauthenticated('The bearer token is unknown or has been revoked');
-  if (isStale(owner.lastUsedAt)) void touchToken(db, owner.tokenId).catch(() => {});
+  if (isStale(owner.lastUsedAt)) void touchToken(db, owner.orgId, owner.tokenId).catch(() => {});
   return { userId: owner.userId, orgId: owner.orgId, role: owner.role, tokenId: owner.tokenId };
 }
 
@@ -75,7 +97,7 @@ export async function issueToken(
 
 /** A new token (named `name`) for the user, inside an open transaction. */
 async function tokenForUser(tx: Queryable, orgId: string, name: string, userId: string): Promise<IssuedToken> {
-  const token = generateToken();
+  const token = generateToken(orgId);
   const id = newId();
   await insertToken(tx, orgId, { id, name, userId, tokenHash: hashToken(token) });
   return { token, apiToken: (await findToken(tx, orgId, id))! };

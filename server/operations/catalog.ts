@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errors, inputValidator, serviceTypeResource, type ServiceType, type Tax } from '../../shared/index.js';
 import { listServiceTypes, serviceTypes } from '../storage/services.js';
-import { listTaxes, taxes } from '../storage/taxes.js';
+import { listTaxes, taxes, taxesByIds } from '../storage/taxes.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from './context.js';
 import { newId } from './ids.js';
 import { parseInput } from './input.js';
@@ -43,3 +43,7 @@ export async function createTax(ctx: OperationContext, raw: unknown): Promise<Ta
   const input = parseInput(CreateTaxInput, raw);
   return taxes.insert(ctx.db, ctx.viewer.orgId, { ...input, isActive: input.isActive ?? true, id: newId() });
 }
+
+export const taxRelations = {
+  byIds: (ctx: OperationContext, ids: readonly string[]): Promise<Tax[]> => taxesByIds(ctx.db, ctx.viewer.orgId, ids),
+};

@@ -2,6 +2,7 @@ import { z } from 'zod';
 import {
   customerResource,
   errors,
+  idValidator,
   inputValidator,
   type Appointment,
   type Customer,
@@ -61,7 +62,7 @@ const CreateCustomerInput = inputValidator(customerResource, { required: ['lastN
 const UpdateCustomerInput = inputValidator(customerResource);
 const QuotedPricesInput = z.strictObject({
   quotedPrices: z
-    .array(z.strictObject({ typeId: z.string().min(1).max(128).nullish(), price: z.number().finite().max(100_000_000) }))
+    .array(z.strictObject({ typeId: idValidator().nullish(), price: z.number().finite().max(100_000_000) }))
     .max(200),
 });
 

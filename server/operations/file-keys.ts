@@ -17,9 +17,9 @@ export const fileKeys = {
     `org/${keySegment(orgId)}/${parent}/${keySegment(parentId)}/photos/${keySegment(photoId)}`,
   quotePdf: (orgId: string, quoteId: string, version: string) =>
     `org/${keySegment(orgId)}/quotes/${keySegment(quoteId)}/pdf-${keySegment(version)}`,
+  /** A quote's generated PDF, named by the hash of what it shows (operations/documents/quote-document.ts). */
+  generatedQuotePdf: (orgId: string, quoteId: string, contentHash: string) =>
+    `org/${keySegment(orgId)}/quotes/${keySegment(quoteId)}/generated-${keySegment(contentHash)}.pdf`,
   logo: (orgId: string, version: string) => `org/${keySegment(orgId)}/logo-${keySegment(version)}`,
   export: (orgId: string, name: string) => `org/${keySegment(orgId)}/exports/${keySegment(name)}.csv`,
 };
-
-/** Client-chosen photo ids must already be plain tokens (they name the photo everywhere). */
-export const PHOTO_ID_PATTERN = SAFE;

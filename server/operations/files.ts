@@ -1,12 +1,12 @@
 import { z } from 'zod';
-import { errors, type Organization, type Quote, type Service } from '../../shared/index.js';
+import { errors, idValidator, type Organization, type Quote, type Service } from '../../shared/index.js';
 import type { Queryable } from '../storage/db.js';
 import { organizations } from '../storage/organizations.js';
 import { lockQuote, quotes } from '../storage/quotes.js';
 import { lockService, services } from '../storage/services.js';
 import { detectImage, detectPdf } from './content-type.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from './context.js';
-import { fileKeys, PHOTO_ID_PATTERN, type PhotoParent } from './file-keys.js';
+import { fileKeys, type PhotoParent } from './file-keys.js';
 import { newId } from './ids.js';
 import { parseInput } from './input.js';
 import { assertMayChangeQuote } from './quotes.js';
@@ -26,7 +26,8 @@ export interface PhotoUpload {
 
 const PhotoFields = z.strictObject({
   caption: z.string().trim().max(2000).nullish(),
-  id: z.string().regex(PHOTO_ID_PATTERN, 'must be 1-128 letters, digits, "_" or "-"').nullish(),
+  // The photo's id everywhere (its record, its object key, a retry), so the id rule of every record.
+  id: idValidator().nullish(),
 });
 
 type PhotoEntry = (Quote['photos'] | Service['photos'])[number] & { takenAt?: string | null };

@@ -1,11 +1,12 @@
 import { z } from 'zod';
+import { idValidator } from '../../shared/index.js';
 
 /**
  * Validators of the filter inputs shared by every list (IdFilter, StringFilter, BooleanFilter,
  * DateTimeFilter, ScalarListFilter). The spec spells equality both `eq` (customers) and
  * `equals` (services); both are accepted and mean the same, folded into `eq` here.
  */
-const id = z.string().max(128);
+const id = idValidator();
 const text = z.string().max(600);
 const ids = z.array(id).max(1000);
 

@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import {
   errors,
+  idValidator,
   INVENTORY_CATEGORIES,
   inputValidator,
   inventoryItemResource,
@@ -46,9 +47,9 @@ const UpdateLocationInput = inputValidator(inventoryLocationResource);
 type ItemChange = Partial<InventoryItem> & { quantity?: number | null; note?: string | null };
 
 const TransferInput = z.strictObject({
-  itemId: z.string().min(1).max(128),
-  fromLocationId: z.string().min(1).max(128),
-  toLocationId: z.string().min(1).max(128),
+  itemId: idValidator(),
+  fromLocationId: idValidator(),
+  toLocationId: idValidator(),
   quantity: z.number().int().positive('must be greater than 0').max(1_000_000_000),
 });
 /** Typed as storage's filter: TypeScript checks the validator's output against it. */

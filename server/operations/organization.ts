@@ -1,5 +1,7 @@
 import { z } from 'zod';
-import { errors, type Organization, type OrganizationSettings } from '../../shared/index.js';
+import { errors, idValidator, settingsIssues, shapeValidatorOf, WaterChemistrySettingsShape, type Organization, type OrganizationSettings, type WaterChemistrySettings } from '../../shared/index.js';
+import type { Queryable } from '../storage/db.js';
+import { inventoryItems } from '../storage/inventory.js';
 import type { Database } from '../storage/db.js';
 import {
   insertOrganization,
@@ -54,14 +56,39 @@ const UpdateOrganizationInput = z.strictObject({
   currency: currency.optional(),
 });
 
+/**
+ * Water chemistry settings replace the saved ones whole (null: back to the defaults). Checked by
+ * the shared rules (`settingsIssues`: ranges in order, one product and cap per chemical, strengths
+ * within their formulas' span); nullable fields left out are stored as null.
+ */
+const WaterChemistryInput = shapeValidatorOf(WaterChemistrySettingsShape)
+  .transform(withNullsLeftOut)
+  .superRefine((settings, check) => {
+    for (const issue of settingsIssues(settings)) check.addIssue({ code: 'custom', path: [...issue.path], message: issue.message });
+  });
+
+function withNullsLeftOut(s: WaterChemistrySettings): WaterChemistrySettings {
+  const targets = (t: WaterChemistrySettings['pool']) => ({ ...t, salt: t.salt ?? null });
+  return {
+    pool: targets(s.pool),
+    spa: targets(s.spa),
+    saltPool: targets(s.saltPool),
+    products: s.products.map((p) => ({ chemical: p.chemical, itemId: p.itemId ?? null, strengthPercent: p.strengthPercent ?? null })),
+    caps: s.caps,
+    fillWater: s.fillWater ? { calciumHardness: s.fillWater.calciumHardness ?? null, cyanuricAcid: s.fillWater.cyanuricAcid ?? null, salt: s.fillWater.salt ?? null } : null,
+  };
+}
+
 const UpdateSettingsInput = z.strictObject({
   invoicePrefix: z.string().max(20).optional(),
   quotePrefix: z.string().max(20).optional(),
-  defaultTaxId: z.string().min(1).nullable().optional(),
+  defaultTaxId: idValidator().nullable().optional(),
   autoSendInvoices: z.boolean().optional(),
   invoiceDueDays: z.number().int().min(0).max(365).optional(),
   emailFromName: optionalText(200),
   emailReplyTo: email,
+  sendVisitReports: z.boolean().optional(),
+  waterChemistry: WaterChemistryInput.nullable().optional(),
 });
 
 const ProvisionInput = z.strictObject({
@@ -98,12 +125,23 @@ export async function updateOrganizationSettings(
     if (input.defaultTaxId && !(await taxExists(tx, orgId, input.defaultTaxId))) {
       throw errors.badInput(`defaultTaxId: tax ${input.defaultTaxId} was not found`, { fields: ['defaultTaxId'] });
     }
+    if (input.waterChemistry) await requireProductItems(tx, orgId, input.waterChemistry);
     const current = await organizations.findById(tx, orgId, orgId);
     if (!current) throw errors.notFound('Organization', orgId);
     const settings = { ...current.settings, ...definedOnly(input) };
     const updated = await organizations.update(tx, orgId, orgId, { settings });
     return updated!.settings;
   });
+}
+
+/** Every product names an item of the organization's catalog (or none). */
+async function requireProductItems(tx: Queryable, orgId: string, settings: WaterChemistrySettings): Promise<void> {
+  const named = settings.products.flatMap((p) => (p.itemId ? [p.itemId] : []));
+  const found = await inventoryItems.existingIds(tx, orgId, named);
+  const index = settings.products.findIndex((p) => p.itemId && !found.has(p.itemId));
+  if (index < 0) return;
+  const field = `waterChemistry.products.${index}.itemId`;
+  throw errors.badInput(`${field}: inventory item ${settings.products[index]!.itemId} was not found`, { fields: [field] });
 }
 
 function definedOnly<T extends object>(value: T): Partial<T> {
@@ -156,6 +194,8 @@ function defaultSettings(orgName: string): OrganizationSettings {
     invoiceDueDays: 30,
     emailFromName: orgName,
     emailReplyTo: null,
+    sendVisitReports: true,
+    waterChemistry: null,
   };
 }
 

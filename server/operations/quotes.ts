@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errors, QUOTE_STATUSES, type Quote, type QuoteStatus } from '../../shared/index.js';
+import { errors, idValidator, QUOTE_STATUSES, type Quote, type QuoteStatus } from '../../shared/index.js';
 import type { Queryable } from '../storage/db.js';
 import { nextCounterValue } from '../storage/counters.js';
 import { customers } from '../storage/customers.js';
@@ -20,7 +20,7 @@ import { assertEditable, assertQuoteTransition, whyMayNotChangeQuote } from './q
 
 const text = (max: number) => z.string().trim().max(max);
 const LineItemInput = z.strictObject({
-  id: z.string().min(1).max(128).nullish(),
+  id: idValidator().nullish(),
   description: text(2000).min(1, 'must not be empty'),
   quantity: z.number().finite().positive('must be greater than 0').max(1_000_000),
   unitPrice: z.number().finite().min(-100_000_000).max(100_000_000),
@@ -29,18 +29,18 @@ const editableFields = {
   title: text(500).min(1, 'must not be empty'),
   validUntil: z.iso.datetime({ offset: true }).nullish(),
   lineItems: z.array(LineItemInput).max(500),
-  taxId: z.string().min(1).max(128).nullish(),
+  taxId: idValidator().nullish(),
   notes: text(20000).nullish(),
   terms: text(20000).nullish(),
 };
 const CreateQuoteInput = z.strictObject({
-  customerId: z.string().min(1).max(128),
+  customerId: idValidator(),
   ...editableFields,
   lineItems: editableFields.lineItems.default([]),
 });
 const UpdateQuoteInput = z.strictObject({
   status: z.enum(QUOTE_STATUSES).optional(),
-  customerId: z.string().min(1).max(128).optional(),
+  customerId: idValidator().optional(),
   title: editableFields.title.optional(),
   validUntil: editableFields.validUntil,
   lineItems: editableFields.lineItems.optional(),
@@ -49,7 +49,7 @@ const UpdateQuoteInput = z.strictObject({
   terms: editableFields.terms,
 });
 const QuoteFilterInput = z
-  .strictObject({ status: z.enum(QUOTE_STATUSES).nullish(), customerId: z.string().max(128).nullish() })
+  .strictObject({ status: z.enum(QUOTE_STATUSES).nullish(), customerId: idValidator().nullish() })
   .nullish();
 
 type LineInput = z.output<typeof LineItemInput>;

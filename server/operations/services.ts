@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errors, inputValidator, serviceResource, type Service, type ServiceType } from '../../shared/index.js';
+import { errors, idValidator, inputValidator, serviceResource, versionToKeep, type Service, type ServiceType } from '../../shared/index.js';
 import type { Queryable } from '../storage/db.js';
 import { customers } from '../storage/customers.js';
 import {
@@ -32,15 +32,15 @@ const ServiceFilterInput = z.strictObject({
   customerTags: IdFilterInput.nullish(),
   customerReadyForInvoice: BooleanFilterInput.nullish(),
   notification: z.array(z.enum(NOTIFICATION_STATUSES)).max(3).nullish(),
-  technicians: z.array(z.string().max(128)).max(100).nullish(),
+  technicians: z.array(idValidator()).max(100).nullish(),
 });
 /** Typed as storage's selector: TypeScript checks the validator's output against it. */
 export const ServicesSelectorInput: z.ZodType<ServiceSelector | null | undefined> = z
   .strictObject({
     filters: ServiceFilterInput.nullish(),
     search: SearchInput,
-    include: z.array(z.string().max(128)).max(1000).nullish(),
-    exclude: z.array(z.string().max(128)).max(1000).nullish(),
+    include: z.array(idValidator()).max(1000).nullish(),
+    exclude: z.array(idValidator()).max(1000).nullish(),
   })
   .nullish();
 const ServiceSortInput = z
@@ -83,7 +83,8 @@ export async function createService(ctx: OperationContext, raw: unknown): Promis
   return ctx.db.transaction(async (tx) => {
     await requireReferences(tx, orgId, input);
     const own = ctx.viewer.role === 'TECHNICIAN' ? { newTechnicianId: ctx.viewer.userId } : {};
-    return services.insert(tx, orgId, { photos: [], ...own, ...input, id: newId(), createdById: ctx.viewer.userId });
+    const chemistryVersion = versionToKeep(input.chemicalReadings, input.chemistryVersion);
+    return services.insert(tx, orgId, { photos: [], ...own, ...input, chemistryVersion, id: newId(), createdById: ctx.viewer.userId });
   });
 }
 
@@ -94,10 +95,17 @@ export async function updateService(ctx: OperationContext, id: string, raw: unkn
   const orgId = ctx.viewer.orgId;
   return ctx.db.transaction(async (tx) => {
     await requireReferences(tx, orgId, input);
-    const updated = await services.update(tx, orgId, id, input);
+    const updated = await services.update(tx, orgId, id, await withChemistryVersion(tx, orgId, id, input));
     if (!updated) throw errors.notFound('Service', id);
     return updated;
   });
+}
+
+/** Readings written to a visit without a formula version keep the current one, unless it has one already. */
+async function withChemistryVersion(tx: Queryable, orgId: string, id: string, input: Partial<Service>): Promise<Partial<Service>> {
+  if (!input.chemicalReadings || input.chemistryVersion !== undefined) return input;
+  const stored = await services.findById(tx, orgId, id);
+  return stored ? { ...input, chemistryVersion: versionToKeep(input.chemicalReadings, stored.chemistryVersion) } : input;
 }
 
 function assertMayWrite(ctx: OperationContext, input: Partial<Service>): void {

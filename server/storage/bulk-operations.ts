@@ -72,10 +72,12 @@ export async function lockOperation(tx: Queryable, orgId: string, id: string): P
 }
 
 /**
- * Claims the oldest queued job, or a running one whose worker has gone silent for `staleMs`.
- * SKIP LOCKED lets several workers (in several processes) claim side by side, each a different job.
+ * Claims a running job of this process's earlier life (its worker id starts with `earlierLife`,
+ * and is not this worker's), else the oldest queued job, or a running one whose worker has gone
+ * silent for `staleMs`. SKIP LOCKED lets several workers (in several processes) claim side by side,
+ * each a different job.
  */
-export async function claimNextOperation(q: Queryable, workerId: string, staleMs: number): Promise<BulkOperationRow | null> {
+export async function claimNextOperation(q: Queryable, workerId: string, staleMs: number, earlierLife?: string): Promise<BulkOperationRow | null> {
   const { rows } = await q.query<BulkOperationRow>(
     `update bulk_operations b
         set status = 'RUNNING', claimed_by = $1, heartbeat_at = clock_timestamp(),
@@ -84,11 +86,12 @@ export async function claimNextOperation(q: Queryable, workerId: string, staleMs
         select org_id, id from bulk_operations
          where status = 'QUEUED'
             or (status = 'RUNNING' and heartbeat_at < clock_timestamp() - make_interval(secs => $2::float8 / 1000))
-         order by created_at
+            or (status = 'RUNNING' and starts_with(claimed_by, $3) and claimed_by <> $1)
+         order by status = 'RUNNING' and starts_with(claimed_by, $3) and claimed_by <> $1 desc, created_at
          limit 1
          for update skip locked)
       returning ${COLUMNS}`,
-    [workerId, staleMs],
+    [workerId, staleMs, earlierLife ?? null],
   );
   return rows[0] ?? null;
 }

@@ -35,9 +35,18 @@ export interface Database extends Queryable {
    * the listener should catch up by reading. Resolves to a function that stops listening.
    */
   listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Promise<() => Promise<void>>;
+  /** Whether an acknowledged write is on disk, and what to tell the operator when it is not. */
+  readonly durability: Durability;
   /** PostgreSQL's connection pool: open, idle, and requests waiting; null for the embedded store (one connection, no pool). */
   poolStats(): PoolStats | null;
   close(): Promise<void>;
+}
+
+export interface Durability {
+  /** True when every write is synced to disk before the call that made it resolves. */
+  syncsToDisk: boolean;
+  /** One sentence per setting that lets a power cut or an OS crash lose acknowledged writes. */
+  warnings: string[];
 }
 
 export interface PoolStats {

@@ -6,6 +6,7 @@ import {
   type InventoryItem,
   type InventoryLocation,
   type StockLevel,
+  type StockMovement,
 } from '../../shared/index.js';
 import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
@@ -96,4 +97,21 @@ export async function stockLevelsOfItems(q: Queryable, orgId: string, itemIds: r
     [orgId, itemIds],
   );
   return rows.map(stockLevels.toRecord);
+}
+
+/** What a visit used from stock: each item with the units taken on it (its movements' deltas, negated). */
+/**
+ * A visit's stock movements, oldest first, and the items they moved (deleted items too: the
+ * visit still used them): what its report says was added.
+ */
+export async function stockOnVisit(q: Queryable, orgId: string, serviceId: string): Promise<{ movements: StockMovement[]; items: InventoryItem[] }> {
+  const moved = await q.query(
+    `select ${stockMovements.selectList()} from stock_movements
+      where org_id = $1 and service_id = $2 and not _deleted order by created_at, id`,
+    [orgId, serviceId],
+  );
+  const movements = moved.rows.map(stockMovements.toRecord);
+  if (!movements.length) return { movements, items: [] };
+  const items = await q.query(`select ${inventoryItems.selectList()} from inventory_items where org_id = $1 and id = any($2::text[])`, [orgId, [...new Set(movements.map((m) => m.itemId))]]);
+  return { movements, items: items.rows.map(inventoryItems.toRecord) };
 }

@@ -2,32 +2,47 @@ import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
 
-/** Messages to customers produced by bulk operations, and their delivery state. */
+/** Messages to customers produced by bulk operations and visit reports, and their delivery state. */
 export interface OutboxMessage {
   id: string;
+  orgId: string;
+  /** The bulk operation, or `visit-report:<visit>:<round>` for a visit's report. */
   operationId: string;
   channel: 'EMAIL' | 'SMS';
   customerId: string;
   recipient: string;
   subject: string | null;
+  /** The text, or an email's plain-text part. */
   body: string;
+  /** An email's HTML part (visit reports). */
+  html: string | null;
+  /** The visit whose report this is. */
+  serviceId: string | null;
+  /** Shown as the sender's name (the organization's emailFromName); the address is EMAIL_FROM's. */
+  senderName: string | null;
+  replyTo: string | null;
   status: 'PENDING' | 'SENT' | 'STORED' | 'FAILED';
   error: string | null;
+  attempts: number;
   createdAt: string;
   sentAt: string | null;
 }
 
-const COLUMNS = `id, operation_id as "operationId", channel, customer_id as "customerId", recipient, subject, body, status,
-  error, created_at as "createdAt", sent_at as "sentAt"`;
+export type NewMessage = Omit<OutboxMessage, 'orgId' | 'createdAt' | 'sentAt' | 'error' | 'attempts' | 'html' | 'serviceId' | 'senderName' | 'replyTo'> &
+  Partial<Pick<OutboxMessage, 'html' | 'serviceId' | 'senderName' | 'replyTo'>>;
+
+const COLUMNS = `id, org_id as "orgId", operation_id as "operationId", channel, customer_id as "customerId", recipient, subject, body,
+  html, service_id as "serviceId", sender_name as "senderName", reply_to as "replyTo", status, error, attempts,
+  created_at as "createdAt", sent_at as "sentAt"`;
 
 /** Adds messages; one per operation, customer and channel, so a repeated chunk adds none. */
-export async function addMessages(tx: Queryable, orgId: string, messages: Omit<OutboxMessage, 'createdAt' | 'sentAt' | 'error'>[]): Promise<void> {
+export async function addMessages(tx: Queryable, orgId: string, messages: NewMessage[]): Promise<void> {
   if (!messages.length) return;
   await tx.query(
-    `insert into outbox (org_id, id, operation_id, channel, customer_id, recipient, subject, body, status)
-     select $1, m.id, m.operation_id, m.channel, m.customer_id, m.recipient, m.subject, m.body, m.status
+    `insert into outbox (org_id, id, operation_id, channel, customer_id, recipient, subject, body, html, service_id, sender_name, reply_to, status)
+     select $1, m.id, m.operation_id, m.channel, m.customer_id, m.recipient, m.subject, m.body, m.html, m.service_id, m.sender_name, m.reply_to, m.status
        from jsonb_to_recordset($2::jsonb) as m(id text, operation_id text, channel text, customer_id text,
-            recipient text, subject text, body text, status text)
+            recipient text, subject text, body text, html text, service_id text, sender_name text, reply_to text, status text)
      on conflict (org_id, operation_id, customer_id, channel) do nothing`,
     [
       orgId,
@@ -40,11 +55,47 @@ export async function addMessages(tx: Queryable, orgId: string, messages: Omit<O
           recipient: m.recipient,
           subject: m.subject,
           body: m.body,
+          html: m.html ?? null,
+          service_id: m.serviceId ?? null,
+          sender_name: m.senderName ?? null,
+          reply_to: m.replyTo ?? null,
           status: m.status,
         })),
       ),
     ],
   );
+}
+
+/**
+ * Claims up to `limit` report messages due for a delivery attempt, in every organization: each
+ * gets one more attempt and is left alone until `retryAfterSeconds(attempts)` has passed, so a
+ * worker that dies mid-send leaves its messages to be tried again then (at least once), and two
+ * workers never try one at the same time.
+ */
+export async function claimDueReportMessages(q: Queryable, limit: number, retryAfterSeconds: (attempts: number) => number): Promise<OutboxMessage[]> {
+  const delays = Array.from({ length: 10 }, (_, i) => retryAfterSeconds(i + 1));
+  const { rows } = await q.query<OutboxMessage>(
+    `update outbox o set attempts = o.attempts + 1,
+            next_attempt_at = now() + make_interval(secs => ($2::float8[])[least(o.attempts + 1, 10)])
+      where (o.org_id, o.id) in (
+        select org_id, id from outbox
+         where status = 'PENDING' and service_id is not null and (next_attempt_at is null or next_attempt_at <= now())
+         order by created_at, id limit $1 for update skip locked)
+      returning ${COLUMNS}`,
+    [limit, delays],
+  );
+  return rows;
+}
+
+/** A delivery attempt that failed: FAILED for good when `final`, else kept PENDING for the next. */
+export async function markAttemptFailed(q: Queryable, orgId: string, id: string, error: string, final: boolean): Promise<void> {
+  await q.query(`update outbox set error = $3, status = case when $4 then 'FAILED' else status end where org_id = $1 and id = $2`, [orgId, id, error, final]);
+}
+
+/** The messages of a visit's reports, oldest first. */
+export async function reportMessagesOf(q: Queryable, orgId: string, serviceId: string): Promise<OutboxMessage[]> {
+  const { rows } = await q.query<OutboxMessage>(`select ${COLUMNS} from outbox where org_id = $1 and service_id = $2 order by created_at, id`, [orgId, serviceId]);
+  return rows;
 }
 
 export async function pendingMessages(q: Queryable, orgId: string, operationId: string, limit: number): Promise<OutboxMessage[]> {

@@ -1,6 +1,7 @@
 import pg from 'pg';
-import type { Database, PoolStats, QueryResult, Queryable } from './db.js';
+import type { Database, Durability, PoolStats, QueryResult, Queryable } from './db.js';
 import { translateDatabaseError } from './db-errors.js';
+import { readPostgresDurability } from './postgres-durability.js';
 import { valueParsers } from './types.js';
 
 export interface PostgresOptions {
@@ -22,8 +23,13 @@ export async function openPostgres(connectionString: string, { maxConnections = 
   });
   // An idle client that loses its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
-  await pool.query('select 1');
-  return new PostgresDatabase(pool, connectionString);
+  try {
+    const durability = await readPostgresDurability(new PostgresQueryable(pool));
+    return new PostgresDatabase(pool, connectionString, durability);
+  } catch (error) {
+    await pool.end();
+    throw error;
+  }
 }
 
 function getTypeParser(oid: number, format?: 'text' | 'binary'): unknown {
@@ -53,6 +59,7 @@ class PostgresDatabase extends PostgresQueryable implements Database {
   constructor(
     private readonly pool: pg.Pool,
     private readonly connectionString: string,
+    readonly durability: Durability,
   ) {
     super(pool);
   }

@@ -1,49 +1,66 @@
 import {
-  columnName,
+  OFFICE_AUDIENCE,
   readsFrom,
-  replicatedResources,
+  reasonsIn,
   SCOPED_COLLECTIONS,
-  TECHNICIAN_SCOPE,
+  scopedCollections,
+  SCOPES,
+  scopesOf,
   type CollectionName,
-  type FieldMeta,
-  type ReplicatedResource,
+  type ScopeName,
   type ScopeReason,
 } from '../../shared/index.js';
+import { fieldSql, tableOf } from './field-sql.js';
 
 /**
- * The SQL that keeps each technician's feed (the `scope_rows` table, migration 0012), generated
- * from the one declaration of what a device holds (shared/sync/scopes.ts). Installed at start by
+ * The SQL that keeps every device's feed (the `scope_rows` table, migration 0012), generated from
+ * the one declaration of what a device holds (shared/sync/scopes.ts). Installed at start by
  * scopes.ts; the generated text is hashed, so a change of the rules installs it again.
  *
- * Per scoped collection C:
- * - `scope_refresh_C(org, ids, changed)` recomputes who holds the given rows: an entry for each
- *   technician that now holds one and did not (entered), present = false for one that no longer
- *   does (left), and, when the rows themselves changed, their holders' entries moved to the rows'
- *   new _seq (so the change reaches them). Entered and left entries take the row's own _seq when it
- *   changed in this statement, else a new one. Returns the ids whose holders changed.
- * - `scope_after_C(org, moved)`: the collections whose scope reads C's (quotes follow customers,
+ * Each scope is a graph of its own (a technician's quotes follow their customers; the office's
+ * customers are needed by its quotes), so each gets its own functions, named by its prefix P
+ * (`tech`, `office`). Per scope and scoped collection C:
+ * - `scope_refresh_P_C(org, ids, changed)` recomputes who of the scope holds the given rows: an
+ *   entry for each audience (a technician, or the office's one feed) that now holds one and did not
+ *   (entered), present = false for one that no longer does (left), and, when the rows themselves
+ *   changed, their holders' entries moved to the rows' new _seq (so the change reaches them).
+ *   Entered and left entries take the row's own _seq when it changed in this statement, else a new
+ *   one. Returns the ids whose holders changed.
+ * - `scope_after_P_C(org, moved)`: the collections whose scope reads C's (quotes follow customers,
  *   customers are needed by visits) are refreshed for the rows that depend on the moved ones.
- * - statement triggers after insert and update: refresh the changed rows, then their dependents
- *   (for `neededBy`, the rows named by the changed rows' old and new values).
- * - `scope_rebuild(org)`: every collection recomputed, in dependency order.
+ * - `scope_age_P(org, since)`: rows whose time left the scope's windows since `since` are
+ *   recomputed (server/jobs/scope-ageing.ts runs it), so a window holds what it says.
+ * - `scope_rebuild(org)`: every scope's collections recomputed, in each scope's dependency order.
+ * Per scoped collection, statement triggers after insert and update refresh the changed rows in
+ * every scope that narrows the collection, then their dependents (for `neededBy`, the rows named by
+ * the changed rows' old and new values).
  *
  * Everything runs in the writing transaction, which holds the organization's feed lock (taken by
  * the change-feed trigger, or by the push before it reads): positions follow commit order.
  */
-const resourceOf = (collection: CollectionName): ReplicatedResource => replicatedResources.find((r) => r.collection === collection)!;
-const tableOf = (collection: CollectionName) => resourceOf(collection).table;
+const PREFIX: Readonly<Record<ScopeName, string>> = { TECHNICIAN: 'tech', OFFICE: 'office' };
 
-/** The SQL of a field of `alias`'s row; `object.field` reads inside a stored object (jsonb). */
-function fieldSql(collection: CollectionName, alias: string, path: string): string {
-  const [field, ...inside] = path.split('.');
-  const fields: Readonly<Record<string, { meta: FieldMeta }>> = resourceOf(collection).fields;
-  const meta = fields[field!]?.meta;
-  if (!meta) throw new Error(`The scope of ${collection} names ${path}, which ${collection} does not have`);
-  const column = `${alias}.${columnName(field!, meta)}`;
-  return inside.length ? `(${column} #>> '{${inside.join(',')}}')` : column;
-}
+/** How a scope's functions know their audiences, their window and their own entries. */
+const AUDIENCES: Readonly<Record<ScopeName, { declare: string; days: string; own: (alias: string) => string }>> = {
+  TECHNICIAN: {
+    // Only technicians have feeds of their own; a visit the office created is not the office's to hold this way.
+    declare: `array(select w.id from users w where w.org_id = p_org and w.role = 'TECHNICIAN')`,
+    days: `coalesce((select window_days from scope_settings), 60)`,
+    own: (alias) => `${alias}.audience <> '${OFFICE_AUDIENCE}'`,
+  },
+  OFFICE: {
+    declare: `array['${OFFICE_AUDIENCE}']`,
+    days: `coalesce((select office_window_days from scope_settings), 14)`,
+    own: (alias) => `${alias}.audience = '${OFFICE_AUDIENCE}'`,
+  },
+};
 
-/** The technicians a reason gives a row of `collection` (as `t`), one select per reason. */
+const fn = (kind: 'refresh' | 'after', scope: ScopeName, c: CollectionName) => `scope_${kind}_${PREFIX[scope]}_${c}`;
+const quoted = (value: string) => `'${value.replace(/'/g, "''")}'`;
+/** A row's time as the scope's windows compare it (a timestamptz column). */
+const timeOf = (c: CollectionName, alias: string, fields: readonly string[]) => `coalesce(${fields.map((f) => fieldSql(c, alias, f)).join(', ')})`;
+
+/** The audiences a reason gives a row of `collection` (as `t`), one select per reason. */
 function reasonSql(collection: CollectionName, reason: ScopeReason): string {
   if ('names' in reason) return `select ${fieldSql(collection, 't', reason.names)}`;
   if ('through' in reason) {
@@ -57,6 +74,9 @@ function reasonSql(collection: CollectionName, reason: ScopeReason): string {
     return `select s.audience from scope_rows s
              where s.org_id = t.org_id and s.collection = '${reason.collection}' and s.row_id = ${fieldSql(collection, 't', reason.follows)} and s.present`;
   }
+  if ('all' in reason) return `select unnest(v_audiences)`;
+  if ('recent' in reason) return `select unnest(v_audiences) where ${fieldSql(collection, 't', reason.recent)} >= now() - make_interval(days => v_days)`;
+  if ('matches' in reason) return `select unnest(v_audiences) where ${fieldSql(collection, 't', reason.matches)} in (${reason.values.map(quoted).join(', ')})`;
   // The holders of each row that needs t, looked up by that row's id (`offset 0` keeps the lookup
   // a subquery of its own: joined, a planner misled by a table grown in this transaction scanned
   // every entry of the collection per row, and a first import of 52,000 visits ran for hours).
@@ -66,31 +86,35 @@ function reasonSql(collection: CollectionName, reason: ScopeReason): string {
            where u.org_id = t.org_id and ${fieldSql(reason.neededBy, 'u', reason.field)} = t.id and not u._deleted`;
 }
 
-function windowSql(collection: CollectionName): string {
-  const fields = TECHNICIAN_SCOPE[collection].window;
-  if (!fields) return '';
-  const time = fields.map((f) => fieldSql(collection, 't', f)).join(', ');
-  return ` and coalesce(${time}) >= now() - make_interval(days => v_days)`;
-}
-
-function reasonsOf(collection: CollectionName): readonly ScopeReason[] {
-  const holds = TECHNICIAN_SCOPE[collection].holds;
-  return holds === 'everything' ? [] : holds;
+function windowSql(scope: ScopeName, c: CollectionName): string {
+  const fields = SCOPES[scope][c].window;
+  return fields ? ` and ${timeOf(c, 't', fields)} >= now() - make_interval(days => v_days)` : '';
 }
 
 /**
  * The refresh compares who should hold the rows (desired) with who does (held) in one full
  * join, which PostgreSQL can only run as a hash or merge join: however wrong its estimates for
- * tables grown in this transaction, the comparison stays linear. The technicians are read once.
+ * tables grown in this transaction, the comparison stays linear. The audiences are read once.
+ *
+ * What the comparison finds is applied in three steps. Entries gained are one insert (nothing to
+ * join). Entries lost or moved are updated one by one by their key: written as one update joined
+ * to the comparison, the planner (told by stale statistics that the organization holds one entry)
+ * scanned all the organization's entries of the collection and, for each, the whole comparison:
+ * a push of 2,000 visits into a company holding 52,000 took longer than a request may. By key,
+ * the cost follows the rows that changed, not the company's size.
  */
-function refreshFunction(c: CollectionName): string {
+function refreshFunction(scope: ScopeName, c: CollectionName): string {
   const table = tableOf(c);
+  const { declare, days, own } = AUDIENCES[scope];
+  const entry = (ids: string, audiences: string) => `s.org_id = p_org and s.audience = ${audiences}[i] and s.collection = '${c}' and s.row_id = ${ids}[i]`;
   return `
-create or replace function scope_refresh_${c}(p_org text, p_ids text[], p_changed boolean) returns text[] language plpgsql as $fn$
+create or replace function ${fn('refresh', scope, c)}(p_org text, p_ids text[], p_changed boolean) returns text[] language plpgsql as $fn$
 declare
-  v_days integer := coalesce((select window_days from scope_settings), 60);
-  -- Only technicians have feeds of their own; a visit the office created is not the office's to hold.
-  v_technicians text[] := array(select w.id from users w where w.org_id = p_org and w.role = 'TECHNICIAN');
+  v_days integer := ${days};
+  v_audiences text[] := ${declare};
+  v_enter_ids text[]; v_enter_audiences text[]; v_enter_seqs bigint[];
+  v_leave_ids text[]; v_leave_audiences text[];
+  v_bump_ids text[]; v_bump_audiences text[]; v_bump_seqs bigint[];
   v_moved text[];
 begin
   if coalesce(cardinality(p_ids), 0) = 0 then return '{}'; end if;
@@ -98,45 +122,51 @@ begin
     select distinct t.id as row_id, a.audience, t._seq as row_seq
       from ${table} t
       cross join lateral (
-        ${reasonsOf(c).map((r) => reasonSql(c, r)).join('\n        union all\n        ')}
+        ${reasonsIn(scope, c).map((r) => reasonSql(c, r)).join('\n        union all\n        ')}
       ) a(audience)
-     where t.org_id = p_org and t.id = any(p_ids) and a.audience = any(v_technicians)${windowSql(c)}
+     where t.org_id = p_org and t.id = any(p_ids) and a.audience = any(v_audiences)${windowSql(scope, c)}
   ), held as (
     select s.row_id, s.audience, s.seq from scope_rows s
-     where s.org_id = p_org and s.collection = '${c}' and s.row_id = any(p_ids) and s.present
+     where s.org_id = p_org and s.collection = '${c}' and s.row_id = any(p_ids) and s.present and ${own('s')}
   ), diff as (
-    select coalesce(d.row_id, h.row_id) as row_id, coalesce(d.audience, h.audience) as audience, d.row_seq, h.seq as held_seq,
-           h.row_id is null as enters, d.row_id is null as leaves
+    select coalesce(d.row_id, h.row_id) as row_id, coalesce(d.audience, h.audience) as audience, d.row_seq,
+           h.row_id is null as enters, d.row_id is null as leaves,
+           p_changed and h.row_id is not null and d.row_id is not null and h.seq < d.row_seq as bumps
       from desired d full join held h on h.row_id = d.row_id and h.audience = d.audience
-  ), entered as (
-    insert into scope_rows as s (org_id, audience, collection, row_id, seq, present)
-    select p_org, x.audience, '${c}', x.row_id, case when p_changed then x.row_seq else nextval('change_seq') end, true
-      from diff x
-     where x.enters
-    on conflict (org_id, audience, collection, row_id) do update set seq = excluded.seq, present = true
-    returning s.row_id
-  ), departed as (
-    update scope_rows s set present = false, seq = case when p_changed then t._seq else nextval('change_seq') end
-      from diff x join ${table} t on t.org_id = p_org and t.id = x.row_id
-     where x.leaves and s.org_id = p_org and s.collection = '${c}' and s.audience = x.audience and s.row_id = x.row_id
-    returning s.row_id
-  ), bumped as (
-    update scope_rows s set seq = x.row_seq
-      from diff x
-     where p_changed and not x.enters and not x.leaves and x.held_seq < x.row_seq
-       and s.org_id = p_org and s.collection = '${c}' and s.audience = x.audience and s.row_id = x.row_id
-    returning s.row_id
   )
-  select array(select row_id from entered union select row_id from departed) into v_moved;
-  -- A row's own change notifies already (change_feed_stamp); entries moved by another table's write do here.
+  select coalesce(array_agg(x.row_id) filter (where x.enters), '{}'), coalesce(array_agg(x.audience) filter (where x.enters), '{}'),
+         coalesce(array_agg(x.row_seq) filter (where x.enters), '{}'),
+         coalesce(array_agg(x.row_id) filter (where x.leaves), '{}'), coalesce(array_agg(x.audience) filter (where x.leaves), '{}'),
+         coalesce(array_agg(x.row_id) filter (where x.bumps), '{}'), coalesce(array_agg(x.audience) filter (where x.bumps), '{}'),
+         coalesce(array_agg(x.row_seq) filter (where x.bumps), '{}')
+    into v_enter_ids, v_enter_audiences, v_enter_seqs, v_leave_ids, v_leave_audiences, v_bump_ids, v_bump_audiences, v_bump_seqs
+    from diff x;
+  -- Entered and left entries take the row's own _seq when it changed in this statement, else a new one.
+  insert into scope_rows as s (org_id, audience, collection, row_id, seq, present)
+  select p_org, e.audience, '${c}', e.row_id, case when p_changed then e.row_seq else nextval('change_seq') end, true
+    from unnest(v_enter_ids, v_enter_audiences, v_enter_seqs) e(row_id, audience, row_seq)
+  on conflict (org_id, audience, collection, row_id) do update set seq = excluded.seq, present = true;
+  v_moved := v_enter_ids;
+  for i in 1 .. cardinality(v_leave_ids) loop
+    update scope_rows s set present = false, seq = case when p_changed then t._seq else nextval('change_seq') end
+      from ${table} t
+     where t.org_id = p_org and t.id = v_leave_ids[i] and ${entry('v_leave_ids', 'v_leave_audiences')};
+    if found then v_moved := v_moved || v_leave_ids[i]; end if;
+  end loop;
+  -- Held entries of rows that changed move to the rows' new _seq, so the change reaches them.
+  for i in 1 .. cardinality(v_bump_ids) loop
+    update scope_rows s set seq = v_bump_seqs[i] where ${entry('v_bump_ids', 'v_bump_audiences')};
+  end loop;
+  v_moved := array(select distinct unnest(v_moved));
+  -- A row's own change notifies already (change_feed_stamp); entries moved by another table's write, or by age, do here.
   if not p_changed and cardinality(v_moved) > 0 then perform pg_notify('pool_changes', p_org || ' ${table}'); end if;
   return v_moved;
 end $fn$;`;
 }
 
-/** The edges out of `c`: each collection whose scope reads c's, with the reason that reads it. */
-function downstreamOf(c: CollectionName): { collection: CollectionName; reason: ScopeReason }[] {
-  return SCOPED_COLLECTIONS.flatMap((d) => reasonsOf(d).filter((r) => readsFrom(r) === c).map((reason) => ({ collection: d, reason })));
+/** The edges out of `c` in a scope: each collection whose scope reads c's, with the reason that reads it. */
+function downstreamOf(scope: ScopeName, c: CollectionName): { collection: CollectionName; reason: ScopeReason }[] {
+  return scopedCollections(scope).flatMap((d) => reasonsIn(scope, d).filter((r) => readsFrom(r) === c).map((reason) => ({ collection: d, reason })));
 }
 
 /** What a cascade from rows of c knows, as SQL array expressions. */
@@ -150,12 +180,12 @@ interface CascadeFrom {
 }
 
 /**
- * Refreshes what depends on rows of `c`: rows that follow a moved row (`follows`), rows a moved or
- * changed row names (`neededBy`), and rows that reach a changed row (`through`: what they read is
- * the row's field, which only a change of the row moves).
+ * Refreshes what depends on rows of `c` in the scope: rows that follow a moved row (`follows`),
+ * rows a moved or changed row names (`neededBy`), and rows that reach a changed row (`through`:
+ * what they read is the row's field, which only a change of the row moves).
  */
-function cascadeSql(c: CollectionName, from: CascadeFrom): string {
-  return downstreamOf(c)
+function cascadeSql(scope: ScopeName, c: CollectionName, from: CascadeFrom): string {
+  return downstreamOf(scope, c)
     .flatMap(({ collection: d, reason }) => {
       const referring = (field: string, ids: string) => `array(select t.id from ${tableOf(d)} t where t.org_id = p_org and ${fieldSql(d, 't', field)} = any(${ids}))`;
       let candidates: string;
@@ -163,22 +193,22 @@ function cascadeSql(c: CollectionName, from: CascadeFrom): string {
       else if ('neededBy' in reason) candidates = from.named(reason.field);
       else if ('through' in reason && from.changed) candidates = referring(reason.through, from.changed);
       else return [];
-      return [`  perform scope_after_${d}(p_org, scope_refresh_${d}(p_org, ${candidates}, false));`];
+      return [`  perform ${fn('after', scope, d)}(p_org, ${fn('refresh', scope, d)}(p_org, ${candidates}, false));`];
     })
     .join('\n');
 }
 
-function afterFunction(c: CollectionName): string {
+function afterFunction(scope: ScopeName, c: CollectionName): string {
   const named = (field: string) => `array(select ${fieldSql(c, 't', field)} from ${tableOf(c)} t where t.org_id = p_org and t.id = any(p_moved))`;
   return `
-create or replace function scope_after_${c}(p_org text, p_moved text[]) returns void language plpgsql as $fn$
+create or replace function ${fn('after', scope, c)}(p_org text, p_moved text[]) returns void language plpgsql as $fn$
 begin
   if coalesce(cardinality(p_moved), 0) = 0 then return; end if;
-${cascadeSql(c, { moved: 'p_moved', changed: null, named }) || '  null;'}
+${cascadeSql(scope, c, { moved: 'p_moved', changed: null, named }) || '  null;'}
 end $fn$;`;
 }
 
-/** The statement triggers of c's table: after insert (new rows) and after update (old and new). */
+/** The statement triggers of c's table: after insert (new rows) and after update (old and new), in every scope that narrows c. */
 function triggerSql(c: CollectionName): string {
   const table = tableOf(c);
   const body = (update: boolean) => {
@@ -186,6 +216,10 @@ function triggerSql(c: CollectionName): string {
       const of = (rows: string) => `select ${fieldSql(c, 'n', field)} from ${rows} n where n.org_id = p_org`;
       return `array(${of('new_rows')}${update ? ` union ${of('old_rows')}` : ''})`;
     };
+    const steps = scopesOf(c).map(
+      (scope) => `    v_moved := ${fn('refresh', scope, c)}(p_org, v_ids, true);
+${cascadeSql(scope, c, { moved: 'v_moved', changed: 'v_ids', named }).replace(/^ {2}perform/gm, '    perform')}`,
+    );
     return `
 declare
   p_org text;
@@ -193,8 +227,7 @@ declare
   v_moved text[];
 begin
   for p_org, v_ids in select n.org_id, array_agg(n.id) from new_rows n group by n.org_id loop
-    v_moved := scope_refresh_${c}(p_org, v_ids, true);
-${cascadeSql(c, { moved: 'v_moved', changed: 'v_ids', named }).replace(/^ {2}perform/gm, '    perform') || '    null;'}
+${steps.join('\n')}
   end loop;
   return null;
 end`;
@@ -220,12 +253,12 @@ create trigger ${table}_scope_delete after delete on ${table} referencing old ta
  * that name them are recomputed, and what depends on those, so their feed holds what it should.
  */
 function technicianTrigger(): string {
-  const refreshes = SCOPED_COLLECTIONS.flatMap((c) => {
-    const naming = reasonsOf(c)
+  const refreshes = scopedCollections('TECHNICIAN').flatMap((c) => {
+    const naming = reasonsIn('TECHNICIAN', c)
       .flatMap((r) => ('names' in r ? [`${fieldSql(c, 't', r.names)} = any(v_new)`] : 'unassigned' in r ? [`${fieldSql(c, 't', r.unassigned)} is null`] : []))
       .join(' or ');
     if (!naming) return [];
-    return [`    perform scope_after_${c}(p_org, scope_refresh_${c}(p_org, array(select t.id from ${tableOf(c)} t where t.org_id = p_org and (${naming})), false));`];
+    return [`    perform ${fn('after', 'TECHNICIAN', c)}(p_org, ${fn('refresh', 'TECHNICIAN', c)}(p_org, array(select t.id from ${tableOf(c)} t where t.org_id = p_org and (${naming})), false));`];
   });
   return `
 create or replace function scope_on_new_technician() returns trigger language plpgsql as $fn$
@@ -243,25 +276,53 @@ drop trigger if exists users_scope_insert on users;
 create trigger users_scope_insert after insert on users referencing new table as new_rows for each statement execute function scope_on_new_technician();`;
 }
 
+/**
+ * Rows whose time left the scope since `p_since`: held rows of a windowed collection whose time
+ * passed the window's first day, and rows held for being recent whose time did. Each is recomputed
+ * (it may still be held for another reason), and what depends on it follows.
+ */
+function ageFunction(scope: ScopeName): string {
+  const steps = scopedCollections(scope).flatMap((c) => {
+    const times = [...(SCOPES[scope][c].window ? [timeOf(c, 't', SCOPES[scope][c].window!)] : []), ...reasonsIn(scope, c).flatMap((r) => ('recent' in r ? [fieldSql(c, 't', r.recent)] : []))];
+    if (!times.length) return [];
+    const aged = times.map((time) => `(${time} < v_cutoff and ${time} >= p_since - make_interval(days => v_days))`).join(' or ');
+    const candidates = `array(select distinct s.row_id from scope_rows s join ${tableOf(c)} t on t.org_id = s.org_id and t.id = s.row_id
+                        where s.org_id = p_org and s.collection = '${c}' and s.present and ${AUDIENCES[scope].own('s')} and (${aged}))`;
+    return [`  perform ${fn('after', scope, c)}(p_org, ${fn('refresh', scope, c)}(p_org, ${candidates}, false));`];
+  });
+  return `
+create or replace function scope_age_${PREFIX[scope]}(p_org text, p_since timestamptz) returns void language plpgsql as $fn$
+declare
+  v_days integer := ${AUDIENCES[scope].days};
+  v_cutoff timestamptz := now() - make_interval(days => v_days);
+begin
+  perform pg_advisory_xact_lock(hashtextextended('change-feed:' || p_org, 0));
+${steps.join('\n') || '  null;'}
+end $fn$;`;
+}
+
 function rebuildFunction(): string {
-  const steps = SCOPED_COLLECTIONS.map((c) => `  perform scope_refresh_${c}(p_org, array(select id from ${tableOf(c)} where org_id = p_org), false);`).join('\n');
+  const steps = (Object.keys(SCOPES) as ScopeName[]).flatMap((scope) =>
+    scopedCollections(scope).map((c) => `  perform ${fn('refresh', scope, c)}(p_org, array(select id from ${tableOf(c)} where org_id = p_org), false);`),
+  );
   return `
 create or replace function scope_rebuild(p_org text) returns void language plpgsql as $fn$
 begin
   perform pg_advisory_xact_lock(hashtextextended('change-feed:' || p_org, 0));
-${steps}
+${steps.join('\n')}
 end $fn$;`;
 }
 
 /** Every function and trigger, in an order PostgreSQL accepts (functions before their callers run). */
 export function scopeSql(): string {
-  const reversed = [...SCOPED_COLLECTIONS].reverse();
+  const scopes = Object.keys(SCOPES) as ScopeName[];
   return [
-    ...SCOPED_COLLECTIONS.map(refreshFunction),
+    ...scopes.flatMap((scope) => scopedCollections(scope).map((c) => refreshFunction(scope, c))),
     // scope_after_X calls scope_after_Y of its downstream: create those first.
-    ...reversed.map(afterFunction),
+    ...scopes.flatMap((scope) => [...scopedCollections(scope)].reverse().map((c) => afterFunction(scope, c))),
     ...SCOPED_COLLECTIONS.map(triggerSql),
     technicianTrigger(),
+    ...scopes.map(ageFunction),
     rebuildFunction(),
   ].join('\n');
 }

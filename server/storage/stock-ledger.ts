@@ -17,6 +17,8 @@ export interface MovementInput {
   reason: StockMovementReason;
   serviceId?: string | null;
   note?: string | null;
+  /** Set when the movement is a chemical dose (what was suggested, beside the delta used). */
+  dose?: StockMovement['dose'];
   createdById?: string | null;
 }
 
@@ -32,6 +34,7 @@ export async function applyStockMovement(tx: Queryable, orgId: string, input: Mo
     toLocationId: input.toLocationId ?? null,
     serviceId: input.serviceId ?? null,
     note: input.note ?? null,
+    dose: input.dose ?? null,
     createdById: input.createdById ?? null,
   });
   if (!inserted) {

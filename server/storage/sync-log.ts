@@ -1,4 +1,5 @@
 import type { Queryable } from './db.js';
+import { jsonbText } from './jsonb-text.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
 
@@ -34,7 +35,7 @@ export async function logConflicts(q: Queryable, orgId: string, entries: Omit<Co
             kept_value jsonb, lost_value jsonb, rule text, pushed_by text)`,
     [
       orgId,
-      JSON.stringify(
+      jsonbText(
         entries.map((e) => ({
           id: e.id,
           collection: e.collection,
@@ -55,8 +56,8 @@ export async function logConflicts(q: Queryable, orgId: string, entries: Omit<Co
  * was lost) is kept once: returns false when an identical entry was already there.
  */
 export async function quarantine(q: Queryable, orgId: string, entry: Omit<QuarantineEntry, 'createdAt'>): Promise<boolean> {
-  // jsonb cannot hold U+0000 (text cannot either): keep the document, with that one character replaced.
-  const document = JSON.stringify(entry.document).replace(/\\u0000/g, '\\ufffd');
+  // Kept whatever it holds: what jsonb cannot (U+0000, a lone surrogate) is replaced.
+  const document = jsonbText(entry.document);
   const { rowCount } = await q.query(
     `insert into sync_quarantine (org_id, id, collection, document_id, document, reason, pushed_by)
      select $1, $2, $3, $4, $5::jsonb, $6, $7

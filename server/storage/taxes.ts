@@ -12,3 +12,8 @@ export async function listTaxes(q: Queryable, orgId: string): Promise<Tax[]> {
   const { rows } = await q.query(`select ${taxes.selectList()} from taxes where org_id = $1 order by lower(name), id`, [orgId]);
   return rows.map(taxes.toRecord);
 }
+
+export async function taxesByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Tax[]> {
+  const { rows } = await q.query(`select ${taxes.selectList()} from taxes where org_id = $1 and id = any($2::text[])`, [orgId, ids]);
+  return rows.map(taxes.toRecord);
+}

@@ -14,13 +14,21 @@ export interface TokenOwner {
   lastUsedAt: string | null;
 }
 
+const TOKEN_OWNER = `select t.id as "tokenId", t.user_id as "userId", t.org_id as "orgId", u.role, t.last_used_at as "lastUsedAt"
+  from api_tokens t join users u on u.org_id = t.org_id and u.id = t.user_id`;
+
+/** The live token of this organization with this hash: one organization's rows, one shard on a distributed store. */
+export async function findLiveToken(q: Queryable, orgId: string, tokenHash: string): Promise<TokenOwner | null> {
+  const { rows } = await q.query<TokenOwner>(`${TOKEN_OWNER} where t.org_id = $1 and t.token_hash = $2 and t.revoked_at is null`, [orgId, tokenHash]);
+  return rows[0] ?? null;
+}
+
+/**
+ * The live token with this hash in any organization: for tokens issued before they carried their
+ * organization. Not routable on a distributed store (every shard is asked); see the README.
+ */
 export async function findLiveTokenByHash(q: Queryable, tokenHash: string): Promise<TokenOwner | null> {
-  const { rows } = await q.query<TokenOwner>(
-    `select t.id as "tokenId", t.user_id as "userId", t.org_id as "orgId", u.role, t.last_used_at as "lastUsedAt"
-       from api_tokens t join users u on u.org_id = t.org_id and u.id = t.user_id
-      where t.token_hash = $1 and t.revoked_at is null`,
-    [tokenHash],
-  );
+  const { rows } = await q.query<TokenOwner>(`${TOKEN_OWNER} where t.token_hash = $1 and t.revoked_at is null`, [tokenHash]);
   return rows[0] ?? null;
 }
 
@@ -36,11 +44,11 @@ export async function insertToken(
 }
 
 /** Records use at most once a minute per token, so reads do not each become a write. */
-export async function touchToken(q: Queryable, tokenId: string): Promise<void> {
+export async function touchToken(q: Queryable, orgId: string, tokenId: string): Promise<void> {
   await q.query(
     `update api_tokens set last_used_at = now()
-      where id = $1 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-    [tokenId],
+      where org_id = $1 and id = $2 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
+    [orgId, tokenId],
   );
 }
 
@@ -87,9 +95,13 @@ export async function revokeToken(q: Queryable, orgId: string, id: string): Prom
 }
 
 /** Which of these tokens are revoked (or gone): for re-checking open streams after a lost LISTEN. */
-export async function revokedAmong(q: Queryable, ids: readonly string[]): Promise<Set<string>> {
-  if (!ids.length) return new Set();
-  const { rows } = await q.query<{ id: string }>('select id from api_tokens where id = any($1::text[]) and revoked_at is null', [[...new Set(ids)]]);
+export async function revokedAmong(q: Queryable, tokens: readonly { orgId: string; tokenId: string }[]): Promise<Set<string>> {
+  if (!tokens.length) return new Set();
+  const { rows } = await q.query<{ id: string }>(
+    `select t.id from api_tokens t join unnest($1::text[], $2::text[]) as k(org_id, id) on t.org_id = k.org_id and t.id = k.id
+      where t.revoked_at is null`,
+    [tokens.map((t) => t.orgId), tokens.map((t) => t.tokenId)],
+  );
   const live = new Set(rows.map((r) => r.id));
-  return new Set(ids.filter((id) => !live.has(id)));
+  return new Set(tokens.map((t) => t.tokenId).filter((id) => !live.has(id)));
 }

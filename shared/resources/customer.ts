@@ -1,11 +1,12 @@
 import { defineShape, f } from '../schema/fields.js';
 import { defineResource, type RecordOf } from '../schema/resource.js';
+import { volumeGallons } from './chemistry.js';
 
 const BODY_OF_WATER_KINDS = ['POOL', 'SPA', 'FOUNTAIN', 'POND', 'OTHER'] as const;
 
 export const CustomerPoolShape = defineShape('CustomerPoolEntity', {
   kind: f.enum('BodyOfWaterKind', BODY_OF_WATER_KINDS).nullable(),
-  volumeGallons: f.float().nullable().doc('Volume, US gallons'),
+  volumeGallons: volumeGallons(),
   surface: f.string().nullable().max(100).doc('e.g. PLASTER, VINYL, FIBERGLASS, PEBBLE'),
   sanitizer: f.string().nullable().max(100).doc('e.g. CHLORINE, SALT, BROMINE'),
   filterType: f.string().nullable().max(100).doc('e.g. SAND, CARTRIDGE, DE'),
@@ -19,7 +20,7 @@ export const BodyOfWaterShape = defineShape('BodyOfWaterEntity', {
   id: f.id(),
   name: f.string().max(200),
   kind: f.enum('BodyOfWaterKind', BODY_OF_WATER_KINDS),
-  volumeGallons: f.float().nullable().doc('Volume, US gallons'),
+  volumeGallons: volumeGallons(),
   surface: f.string().nullable().max(100),
   sanitizer: f.string().nullable().max(100),
   notes: f.string().nullable().max(10000),
@@ -36,6 +37,22 @@ export const CustomerServiceShape = defineShape('CustomerServiceEntity', {
 });
 
 const text = () => f.string().nullable().max(500);
+
+/**
+ * How a customer hears about a completed visit: the report by email, by text, both, or not at all.
+ * Null means DEFAULT_REPORT_NOTIFICATION. A text goes only to a phone the customer enabled for SMS
+ * and an email only to an address they gave, so BOTH by default sends on every channel the customer
+ * opted into, and nothing to one who opted into none.
+ */
+export const REPORT_NOTIFICATIONS = ['EMAIL', 'TEXT', 'BOTH', 'NONE'] as const;
+export type ReportNotification = (typeof REPORT_NOTIFICATIONS)[number];
+export const DEFAULT_REPORT_NOTIFICATION: ReportNotification = 'BOTH';
+
+/** The channels a preference asks for (null: the default). */
+export function reportChannelsOf(preference: string | null | undefined): ('EMAIL' | 'TEXT')[] {
+  const chosen = (preference ?? DEFAULT_REPORT_NOTIFICATION) as ReportNotification;
+  return chosen === 'BOTH' ? ['EMAIL', 'TEXT'] : chosen === 'NONE' ? [] : [chosen];
+}
 const phone = () => f.string().nullable().max(50);
 const email = () => f.string().nullable().max(320);
 const flag = () => f.boolean().nullable();
@@ -92,7 +109,11 @@ export const customerResource = defineResource({
     contactMethod: text(),
     paymentType: text().owner('office'),
     billingFrequency: text().owner('office'),
-    reportNotification: text(),
+    reportNotification: f
+      .string()
+      .nullable()
+      .oneOf(REPORT_NOTIFICATIONS)
+      .doc('Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS)'),
     zone: text(),
     pool: f.object(CustomerPoolShape).nullable(),
     bodiesOfWater: f.list(f.object(BodyOfWaterShape)).nullable().merge('unionById'),

@@ -1,5 +1,6 @@
 import { f } from '../schema/fields.js';
 import { defineResource, type RecordOf } from '../schema/resource.js';
+import { DoseRecordShape } from './chemistry.js';
 
 export const INVENTORY_CATEGORIES = ['CHEMICAL', 'EQUIPMENT', 'PARTS', 'SUPPLIES'] as const;
 
@@ -74,6 +75,7 @@ export const stockMovementResource = defineResource({
     reason: f.enum('StockMovementReason', STOCK_REASONS),
     serviceId: f.id().nullable().doc('The visit the stock was used on'),
     note: f.string().nullable().max(2000),
+    dose: f.object(DoseRecordShape).nullable().doc('Set when the movement is a chemical dose on a visit'),
     createdById: f.id().nullable().owner('server'),
   },
 });

@@ -1,5 +1,6 @@
 import { defineShape, f } from '../schema/fields.js';
 import { defineResource, type RecordOf } from '../schema/resource.js';
+import { WaterChemistrySettingsShape } from './chemistry.js';
 import { AddressShape } from './common.js';
 
 export const OrganizationSettingsShape = defineShape('OrganizationSettings', {
@@ -10,6 +11,8 @@ export const OrganizationSettingsShape = defineShape('OrganizationSettings', {
   invoiceDueDays: f.int().doc('Days until an invoice is due'),
   emailFromName: f.string().nullable().max(200),
   emailReplyTo: f.string().nullable().max(320),
+  sendVisitReports: f.boolean().doc("Email / text each completed visit's report to its customer (as their reportNotification says)"),
+  waterChemistry: f.object(WaterChemistrySettingsShape).nullable().doc('Target ranges, products and caps of the water chemistry engine; null: the defaults (read through chemistrySettingsOf)'),
 });
 
 export const SubscriptionShape = defineShape('Subscription', {

@@ -36,6 +36,7 @@ export const serviceResource = defineResource({
     photos: f.list(f.object(ServicePhotoShape)).merge('unionById').owner('technician'),
     notes: f.string().nullable().max(20000).owner('technician'),
     chemicalReadings: f.object(ChemicalReadingShape).nullable().owner('technician'),
+    chemistryVersion: f.int().nullable().min(1).owner('technician').doc('The water chemistry formula version the readings were first balanced with; the visit keeps its numbers'),
     dateEmailed: f.dateTime().nullable().owner('server'),
     dateTexted: f.dateTime().nullable().owner('server'),
     createdById: f.id().nullable().owner('server').internal().doc('Who created the visit (their devices hold it)'),

@@ -56,9 +56,25 @@ export interface FieldMeta {
   readonly internal: boolean;
   /** Upper bound on string length, enforced by the derived validators. */
   readonly maxLength?: number;
+  /** Bounds of a number (what a test kit can show, a volume a pool can have), enforced by the derived validators. */
+  readonly bounds?: NumberBounds;
   /** SQL column name when snake_case of the field name will not do (e.g. a reserved word). */
   readonly column?: string;
+  /**
+   * The values a text field may take, for a field the spec types as String (so GraphQL keeps it a
+   * String); validators and the RxDB schema accept only these.
+   */
+  readonly values?: readonly string[];
 }
+
+/** The values a number field may take; `exclusiveMin`: the minimum itself is not allowed. */
+export interface NumberBounds {
+  readonly min?: number;
+  readonly max?: number;
+  readonly exclusiveMin?: boolean;
+}
+
+const isNumeric = (kind: FieldKind) => kind.type === 'scalar' && ['int', 'float', 'money'].includes(kind.scalar);
 
 /** A field definition; `T` is the JS type of its value (phantom, for inference only). */
 export class Field<T> {
@@ -89,12 +105,23 @@ export class Field<T> {
     return this.with({ internal: true });
   }
 
-  max(maxLength: number): Field<T> {
-    return this.with({ maxLength });
+  /** A string's longest length, or a number's largest value (as zod reads `max`). */
+  max(max: number): Field<T> {
+    return isNumeric(this.meta.kind) ? this.with({ bounds: { ...this.meta.bounds, max } }) : this.with({ maxLength: max });
+  }
+
+  /** A number's smallest value; `exclusive`: the value itself is refused too (a volume must be more than 0). */
+  min(min: number, { exclusive = false }: { exclusive?: boolean } = {}): Field<T> {
+    if (!isNumeric(this.meta.kind)) throw new Error('min() bounds numbers only');
+    return this.with({ bounds: { ...this.meta.bounds, min, exclusiveMin: exclusive } });
   }
 
   column(column: string): Field<T> {
     return this.with({ column });
+  }
+
+  oneOf(values: readonly string[]): Field<T> {
+    return this.with({ values });
   }
 }
 

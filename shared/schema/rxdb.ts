@@ -1,4 +1,5 @@
 import type { FieldKind, FieldMap, FieldMeta } from './fields.js';
+import { ID_MAX_LENGTH } from './ids.js';
 import type { ResourceDef } from './resource.js';
 
 /**
@@ -13,14 +14,17 @@ export interface RxJsonSchemaLike {
   type: 'object';
   properties: Record<string, JsonSchema>;
   required: string[];
+  /** Indexes of the replica (each a list of fields; RxDB adds the primary key). */
+  indexes?: string[][];
   additionalProperties: false;
 }
 
 export type JsonSchema = Record<string, unknown>;
 
-/** Ids are indexed by RxDB, which needs a bound on their length. */
-const ID_MAX_LENGTH = 128;
-
+/**
+ * Ids are indexed by RxDB, which needs a bound on their length. Only the bound is in the schema a
+ * device holds; the characters are checked by the validators (shared/schema/ids.ts).
+ */
 function scalarSchema(kind: FieldKind & { type: 'scalar' }): JsonSchema {
   switch (kind.scalar) {
     case 'id':
@@ -68,6 +72,7 @@ function withNull(schema: JsonSchema): JsonSchema {
 function fieldSchema(meta: FieldMeta): JsonSchema {
   const schema: JsonSchema = { ...kindSchema(meta.kind) };
   if (meta.maxLength !== undefined && schema.type === 'string') schema.maxLength = meta.maxLength;
+  if (meta.values) schema.enum = [...meta.values];
   if (meta.description) schema.description = meta.description;
   return meta.nullable ? withNull(schema) : schema;
 }

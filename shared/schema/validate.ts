@@ -1,5 +1,7 @@
 import * as z from 'zod';
-import type { FieldKind, FieldMap, FieldMeta } from './fields.js';
+import type { Field, FieldKind, FieldMap, FieldMeta, InferFields, NumberBounds, ShapeDef } from './fields.js';
+import { idValidator } from './ids.js';
+import { freeJsonValidator } from './json-limits.js';
 import { writableFields, type InputOptions, type RecordOf, type ResourceDef } from './resource.js';
 
 /**
@@ -16,7 +18,7 @@ export type TypedObjectValidator<T> = z.ZodObject & { _zod: { output: T } };
 function scalarValidator(kind: FieldKind & { type: 'scalar' }): z.ZodType {
   switch (kind.scalar) {
     case 'id':
-      return z.string().min(1).max(128);
+      return idValidator();
     case 'string':
       return z.string();
     case 'int':
@@ -33,7 +35,7 @@ function scalarValidator(kind: FieldKind & { type: 'scalar' }): z.ZodType {
     case 'date':
       return z.iso.date();
     case 'json':
-      return z.json();
+      return freeJsonValidator();
   }
 }
 
@@ -50,8 +52,34 @@ function kindValidator(kind: FieldKind): z.ZodType {
   }
 }
 
+/** A text field's validator: one of its values when it lists them. */
+function valueValidator(meta: FieldMeta): z.ZodType {
+  return meta.values ? z.enum(meta.values as [string, ...string[]]) : kindValidator(meta.kind);
+}
+
+/** "must be between 0 and 14": one message for either bound, so the whole allowed span is named. */
+export function boundsText({ min, max, exclusiveMin }: NumberBounds): string {
+  const low = min === undefined ? null : exclusiveMin ? `greater than ${min}` : `at least ${min}`;
+  if (low && max !== undefined) return exclusiveMin ? `must be ${low} and at most ${max}` : `must be between ${min} and ${max}`;
+  return low ? `must be ${low}` : `must be at most ${max}`;
+}
+
+function bounded(validator: z.ZodType, bounds: NumberBounds | undefined): z.ZodType {
+  if (!bounds || !(validator instanceof z.ZodNumber)) return validator;
+  const message = boundsText(bounds);
+  let number: z.ZodNumber = validator;
+  if (bounds.min !== undefined) number = bounds.exclusiveMin ? number.gt(bounds.min, message) : number.min(bounds.min, message);
+  if (bounds.max !== undefined) number = number.max(bounds.max, message);
+  return number;
+}
+
+/** A field's validator: its kind, one of its values when it lists them, within its bounds when it has them. */
+function baseValidator(meta: FieldMeta): z.ZodType {
+  return bounded(valueValidator(meta), meta.bounds);
+}
+
 function fieldValidator(meta: FieldMeta): z.ZodType {
-  let validator = kindValidator(meta.kind);
+  let validator = baseValidator(meta);
   if (meta.maxLength !== undefined && validator instanceof z.ZodString) {
     validator = validator.max(meta.maxLength);
   }
@@ -62,6 +90,16 @@ function fieldValidator(meta: FieldMeta): z.ZodType {
 export function shapeValidator(fields: FieldMap): z.ZodObject {
   const entries = Object.entries(fields).map(([name, { meta }]) => [name, fieldValidator(meta)]);
   return z.strictObject(Object.fromEntries(entries));
+}
+
+/** One field's validator (its bounds, its length), typed as its value; a nullable field may be left out. */
+export function fieldValidatorOf<T>(field: Field<T>): z.ZodType<T | undefined> {
+  return fieldValidator(field.meta) as z.ZodType<T | undefined>;
+}
+
+/** A shape's validator, typed as the shape's object (its nullable fields may be left out: read them with `?? null`). */
+export function shapeValidatorOf<F extends FieldMap>(shape: ShapeDef<F>): TypedObjectValidator<InferFields<F>> {
+  return shapeValidator(shape.fields) as TypedObjectValidator<InferFields<F>>;
 }
 
 const recordValidators = new WeakMap<ResourceDef, z.ZodObject>();
@@ -88,7 +126,7 @@ export function recordValidator(resource: ResourceDef): z.ZodObject {
 export function inputValidator<R extends ResourceDef>(resource: R, options: InputOptions = {}): TypedObjectValidator<Partial<RecordOf<R>>> {
   const required = new Set(options.required ?? []);
   const entries = writableFields(resource, options).map(([name, meta]) => {
-    let validator = kindValidator(meta.kind);
+    let validator = baseValidator(meta);
     if (validator instanceof z.ZodString) {
       let text: z.ZodString = validator;
       if (meta.maxLength !== undefined) text = text.max(meta.maxLength);

@@ -10,3 +10,6 @@ export * from './pull.js';
 export * from './push.js';
 export * from './rules.js';
 export * from './scopes.js';
+export * from './replica-schemas.js';
+export * from './priorities.js';
+export * from './replica-keys.js';

@@ -1,4 +1,5 @@
 import * as z from 'zod';
+import { DecimalQueryInteger } from './decimal.js';
 import { ReceivedDocument } from './document.js';
 
 /**
@@ -30,7 +31,7 @@ export type PushRow = z.output<typeof PushRow>;
 
 export const PushRows = z.array(PushRow).max(MAX_PUSH_ROWS);
 
-export const PushCheckpoint = z.coerce.number().int().min(0).optional();
+export const PushCheckpoint = DecimalQueryInteger.optional();
 
 /** The server states to adopt. */
 export const PushAnswer = z.array(ReceivedDocument);

@@ -3,30 +3,43 @@ import type { Role } from '../resources/user.js';
 
 /**
  * What a device holds, per role and collection: its scope. Declared once, here; the server turns
- * it into the SQL that keeps each technician's feed (server/storage/scope-sql.ts), and
- * `scopeOf` below evaluates it in memory on the same rows (a test holds the two together, and the
+ * it into the SQL that keeps each device's feed (server/storage/scope-sql.ts), and `scopeOf`
+ * below evaluates it in memory on the same rows (a test holds the two together, and the
  * convergence simulation checks every replica against `scopeOf`).
  *
- * A row is in a technician's scope when any of its collection's reasons holds:
+ * Two scopes: a technician's (a feed per technician: their own work), and the office's (one feed
+ * the organization's ADMIN, OFFICE and API devices share: a window of the company's work, not its
+ * history, which those screens read through GraphQL).
+ *
+ * A row is in a scope when any of its collection's reasons holds:
  * - `names`: the row names the technician (a field holding a user id; `object.field` reaches
  *   into a stored object, e.g. a customer's `service.technicianId`);
- * - `follows`: the row names a row of another collection that the technician holds
+ * - `follows`: the row names a row of another collection that the device holds
  *   (a quote follows its customer);
- * - `neededBy`: a live row of another collection that the technician holds names this row
+ * - `neededBy`: a live row of another collection that the device holds names this row
  *   (a visit needs its customer);
  * - `unassigned`: the field names nobody, so the row is every technician's (a warehouse: any of
  *   them may take stock from it);
  * - `through`: the row names a row of another collection that names the technician (a stock
- *   movement at their truck: not one at a warehouse they merely hold).
+ *   movement at their truck: not one at a warehouse they merely hold);
+ * - `all`: every row (the office's visits: the window decides);
+ * - `recent`: the row's own time (a field) lies within the scope's window (a customer the office
+ *   changed last week, whatever their visits);
+ * - `matches`: a field holds one of the values (a quote still open);
  * and, where the collection has a window, its time (the first of the fields that is set) lies in
- * the last `windowDays` days or ahead. ADMIN, OFFICE and API devices hold everything.
+ * the last `windowDays` days of the scope's window or ahead. Rows are checked when they are written
+ * or move, and again as they age (server/jobs/scope-ageing.ts): a row whose time has left every
+ * reason's window leaves the device.
  */
 export type ScopeReason =
   | { readonly names: string }
   | { readonly follows: string; readonly collection: CollectionName }
   | { readonly neededBy: CollectionName; readonly field: string }
   | { readonly unassigned: string }
-  | { readonly through: string; readonly collection: CollectionName; readonly naming: string };
+  | { readonly through: string; readonly collection: CollectionName; readonly naming: string }
+  | { readonly all: true }
+  | { readonly recent: string }
+  | { readonly matches: string; readonly values: readonly string[] };
 
 export interface CollectionScope {
   /** 'everything': every device holds the whole collection. */
@@ -36,6 +49,15 @@ export interface CollectionScope {
   /** Why, in a sentence (the README's scope table). */
   readonly why: string;
 }
+
+export type ScopeName = 'TECHNICIAN' | 'OFFICE';
+
+/** Days back of each scope's windows (SYNC_SERVICE_WINDOW_DAYS, SYNC_OFFICE_WINDOW_DAYS). */
+export type ScopeWindows = Readonly<Record<ScopeName, number>>;
+export const DEFAULT_SCOPE_WINDOWS: ScopeWindows = { TECHNICIAN: 60, OFFICE: 14 };
+
+/** The audience of the office's one shared feed (a technician's audience is their user id). */
+export const OFFICE_AUDIENCE = '@office';
 
 export const TECHNICIAN_SCOPE: Readonly<Record<CollectionName, CollectionScope>> = {
   organization: { holds: 'everything', why: 'settings and names every screen shows' },
@@ -71,15 +93,69 @@ export const TECHNICIAN_SCOPE: Readonly<Record<CollectionName, CollectionScope>>
   },
 };
 
+export const OFFICE_SCOPE: Readonly<Record<CollectionName, CollectionScope>> = {
+  organization: { holds: 'everything', why: 'settings and names every screen shows' },
+  serviceTypes: { holds: 'everything', why: 'a small catalog every visit names' },
+  inventoryItems: { holds: 'everything', why: 'the catalog, with its stock totals' },
+  inventoryLocations: { holds: 'everything', why: 'the warehouse and every truck' },
+  stockLevels: { holds: 'everything', why: 'the stock at every location (the inventory screen)' },
+  appointments: { holds: 'everything', why: 'the recurring schedule the board plans from' },
+  services: {
+    holds: [{ all: true }],
+    window: ['startTime', 'createdAt'],
+    why: 'every visit from the window on (the board), and everything ahead',
+  },
+  quotes: {
+    holds: [{ matches: 'status', values: ['DRAFT', 'SENT'] }, { recent: 'updatedAt' }],
+    why: 'quotes still open (draft or sent), and quotes changed in the window',
+  },
+  customers: {
+    holds: [{ neededBy: 'services', field: 'customerId' }, { neededBy: 'quotes', field: 'customerId' }, { recent: 'updatedAt' }],
+    why: 'the customers of those visits and quotes, and customers changed in the window (new ones too)',
+  },
+  stockMovements: { holds: [{ all: true }], window: ['createdAt'], why: 'movements in the window (older history through GraphQL)' },
+};
+
+/** Each scope: whose feed it is and what it holds. */
+export const SCOPES: Readonly<Record<ScopeName, Readonly<Record<CollectionName, CollectionScope>>>> = { TECHNICIAN: TECHNICIAN_SCOPE, OFFICE: OFFICE_SCOPE };
+
+/** The scope of a role's devices: a technician's own, or the office's. */
+export function scopeNameOf(role: Role): ScopeName {
+  return role === 'TECHNICIAN' ? 'TECHNICIAN' : 'OFFICE';
+}
+
 /** The scope of a role's devices in a collection; null: the whole collection. */
 export function scopeFor(role: Role, collection: string): CollectionScope | null {
-  if (role !== 'TECHNICIAN' || !Object.hasOwn(TECHNICIAN_SCOPE, collection)) return null;
-  const scope = TECHNICIAN_SCOPE[collection as CollectionName];
+  const scopes = SCOPES[scopeNameOf(role)];
+  if (!Object.hasOwn(scopes, collection)) return null;
+  const scope = scopes[collection as CollectionName];
   return scope.holds === 'everything' ? null : scope;
 }
 
-/** The collections whose technician scope is not everything, each after those its reasons read. */
-export const SCOPED_COLLECTIONS: readonly CollectionName[] = scopeOrder(TECHNICIAN_SCOPE);
+/** Whose feed a device reads for a collection: its user's (a technician), the office's, or none (the whole table). */
+export function audienceOf(viewer: { role: Role; userId: string }, collection: string): string | null {
+  if (!scopeFor(viewer.role, collection)) return null;
+  return viewer.role === 'TECHNICIAN' ? viewer.userId : OFFICE_AUDIENCE;
+}
+
+/** The reasons of a collection in a scope (none where it holds everything). */
+export function reasonsIn(scope: ScopeName, collection: CollectionName): readonly ScopeReason[] {
+  const holds = SCOPES[scope][collection].holds;
+  return holds === 'everything' ? [] : holds;
+}
+
+/** The scopes that hold less than the whole collection. */
+export function scopesOf(collection: CollectionName): ScopeName[] {
+  return (Object.keys(SCOPES) as ScopeName[]).filter((name) => SCOPES[name][collection].holds !== 'everything');
+}
+
+/** The collections a scope holds less than whole of, each after those its reasons read. */
+export function scopedCollections(scope: ScopeName): readonly CollectionName[] {
+  return SCOPE_ORDER[scope];
+}
+
+/** The collections any scope holds less than whole of (each has entries in `scope_rows`). */
+export const SCOPED_COLLECTIONS: readonly CollectionName[] = (Object.keys(TECHNICIAN_SCOPE) as CollectionName[]).filter((c) => scopesOf(c).length > 0);
 
 /** The collection a reason reads, if any. */
 export function readsFrom(reason: ScopeReason): CollectionName | null {
@@ -87,18 +163,18 @@ export function readsFrom(reason: ScopeReason): CollectionName | null {
   return 'neededBy' in reason ? reason.neededBy : null;
 }
 
-function scopeOrder(scopes: Readonly<Record<CollectionName, CollectionScope>>): CollectionName[] {
-  const scoped = (Object.keys(scopes) as CollectionName[]).filter((c) => scopes[c].holds !== 'everything');
+/** A scope's collections in dependency order: each after those its reasons read (each scope's graph has no cycle). */
+function scopeOrder(scope: ScopeName): CollectionName[] {
+  const scoped = (Object.keys(SCOPES[scope]) as CollectionName[]).filter((c) => SCOPES[scope][c].holds !== 'everything');
   const order: CollectionName[] = [];
   const visiting = new Set<CollectionName>();
   const visit = (c: CollectionName) => {
     if (order.includes(c)) return;
-    if (visiting.has(c)) throw new Error(`The technician scope of ${c} depends on itself`);
+    if (visiting.has(c)) throw new Error(`The ${scope} scope of ${c} depends on itself`);
     visiting.add(c);
-    const holds = scopes[c].holds;
-    for (const reason of holds === 'everything' ? [] : holds) {
+    for (const reason of reasonsIn(scope, c)) {
       const upstream = readsFrom(reason);
-      if (upstream && upstream !== c && scopes[upstream].holds !== 'everything') visit(upstream);
+      if (upstream && upstream !== c && scoped.includes(upstream)) visit(upstream);
     }
     visiting.delete(c);
     order.push(c);
@@ -106,6 +182,8 @@ function scopeOrder(scopes: Readonly<Record<CollectionName, CollectionScope>>): 
   for (const c of scoped) visit(c);
   return order;
 }
+
+const SCOPE_ORDER: Readonly<Record<ScopeName, readonly CollectionName[]>> = { TECHNICIAN: scopeOrder('TECHNICIAN'), OFFICE: scopeOrder('OFFICE') };
 
 /** A field's value; `object.field` reaches into a stored object. */
 export function valueAt(row: Readonly<Record<string, unknown>>, path: string): unknown {
@@ -122,15 +200,26 @@ export function inWindow(row: Readonly<Record<string, unknown>>, fields: readonl
 
 type Row = Readonly<Record<string, unknown>> & { readonly id: string; readonly _deleted?: boolean };
 
+/** A device's holder: a technician (their user id), or the office. */
+export type ScopeHolder = { readonly technician: string } | 'office';
+
 /**
- * The ids a technician's device holds in each scoped collection, given every row of the
- * organization (tombstones included: a deleted row stays held, so its deletion reaches the
- * device; only live rows hold others). The in-memory form of what the server keeps in SQL.
+ * The ids a device holds in each collection its scope narrows, given every row of the organization
+ * (tombstones included: a deleted row stays held, so its deletion reaches the device; only live
+ * rows hold others). The in-memory form of what the server keeps in SQL.
  */
-export function scopeOf(userId: string, rows: Readonly<Partial<Record<CollectionName, readonly Row[]>>>, windowDays: number, now: number): Map<CollectionName, Set<string>> {
+export function scopeOf(
+  holder: ScopeHolder,
+  rows: Readonly<Partial<Record<CollectionName, readonly Row[]>>>,
+  windows: ScopeWindows,
+  now: number,
+): Map<CollectionName, Set<string>> {
+  const scopeName: ScopeName = holder === 'office' ? 'OFFICE' : 'TECHNICIAN';
+  const userId = holder === 'office' ? null : holder.technician;
+  const days = windows[scopeName];
   const held = new Map<CollectionName, Set<string>>();
-  for (const collection of SCOPED_COLLECTIONS) {
-    const scope = TECHNICIAN_SCOPE[collection];
+  for (const collection of scopedCollections(scopeName)) {
+    const scope = SCOPES[scopeName][collection];
     const reasons = scope.holds === 'everything' ? [] : scope.holds;
     const needed = new Set<string>();
     for (const reason of reasons) {
@@ -145,15 +234,18 @@ export function scopeOf(userId: string, rows: Readonly<Partial<Record<Collection
     const throughRows = new Map(reasons.flatMap((r) => ('through' in r ? [[r.collection, byId(r.collection)] as const] : [])));
     const ids = new Set<string>();
     for (const row of rows[collection] ?? []) {
-      if (scope.window && !inWindow(row, scope.window, windowDays, now)) continue;
+      if (scope.window && !inWindow(row, scope.window, days, now)) continue;
       const holds = reasons.some((reason) => {
-        if ('names' in reason) return valueAt(row, reason.names) === userId;
+        if ('names' in reason) return userId !== null && valueAt(row, reason.names) === userId;
         if ('unassigned' in reason) return valueAt(row, reason.unassigned) == null;
         if ('through' in reason) {
           const other = throughRows.get(reason.collection)?.get(String(row[reason.through]));
-          return other !== undefined && valueAt(other, reason.naming) === userId;
+          return userId !== null && other !== undefined && valueAt(other, reason.naming) === userId;
         }
         if ('follows' in reason) return held.get(reason.collection)?.has(String(row[reason.follows])) ?? false;
+        if ('all' in reason) return true;
+        if ('recent' in reason) return inWindow(row, [reason.recent], days, now);
+        if ('matches' in reason) return reason.values.includes(String(valueAt(row, reason.matches)));
         return needed.has(row.id);
       });
       if (holds) ids.add(row.id);

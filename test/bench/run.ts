@@ -6,11 +6,15 @@ import { openStore } from '../../server/storage/open.js';
 import { benchLists, printTimings } from './lists.js';
 import { benchSync } from './sync.js';
 import { benchBulk } from './bulk.js';
+import { benchChemistry } from './chemistry.js';
 import { benchScaleOut } from './scale-out.js';
 import { benchOfficeApp } from './office-app.js';
 import { benchStoredJson } from './stored-json.js';
 import { benchStorm } from './storm.js';
+import { benchCompanyOffice } from './company-office.js';
+import { benchRouteFirst } from './route-first.js';
 import { benchTechnicianApp } from './technician-app.js';
+import { benchDocuments } from './documents.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -57,8 +61,10 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|tech|json runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|tech|route|company|docs|chemistry|json runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
+// The engine needs no store: it runs first, in a few seconds.
+if (!only || only === 'chemistry') await benchChemistry();
 const engines = (process.env.BENCH_ENGINES ?? 'pglite,postgres').split(',');
 const onPg = Boolean(postgresUrl) && engines.includes('postgres');
 for (const part of ['lists', 'bulk'] as const) {
@@ -81,4 +87,9 @@ if (only === 'json' && postgresUrl) await benchStoredJson(postgresUrl);
 if (!only || only === 'app') await (onPg ? benchOfficeApp('postgres', postgresUrl) : benchOfficeApp('pglite'));
 // The technician app's: one technician's phone, the embedded store as a small company runs it.
 if (!only || only === 'tech') await benchTechnicianApp();
+if (!only || only === 'route') await benchRouteFirst();
+// The office at company scale: the browser's figures, on PostgreSQL when there is one.
+if (!only || only === 'company') await (onPg ? benchCompanyOffice('postgres', postgresUrl) : benchCompanyOffice('pglite'));
+// The customer's documents: quote PDFs and visit reports (the embedded store).
+if (!only || only === 'docs') await benchDocuments();
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

@@ -9,7 +9,7 @@ import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import { openStore } from '../../server/storage/open.js';
 import { spawnBuiltServer, waitForOutput } from '../support/child.js';
-import { seedOrganizationData } from './seed.js';
+import { BENCH_OFFICE_WINDOW_DAYS, seedOrganizationData } from './seed.js';
 
 /**
  * Scale-out (issue 14): 1, 2 and 3 server processes on one PostgreSQL, with devices spread across
@@ -44,7 +44,7 @@ export async function benchScaleOut(postgresUrl: string): Promise<void> {
   const folder = await mkdtemp(path.join(tmpdir(), 'bench-scale-'));
   const pool = new pg.Pool({ connectionString: databaseUrl, max: 2 });
   try {
-    const db = await openStore({ databaseUrl });
+    const db = await openStore({ databaseUrl, officeWindowDays: BENCH_OFFICE_WINDOW_DAYS });
     const { organization } = await provisionOrganization(db, { name: 'Scale Bench' });
     await seedOrganizationData(db, organization.id, { customers: 2000, services: VISITS, items: 100, noteLength: 600 });
     const tokens: string[] = [];
@@ -76,7 +76,7 @@ export async function benchScaleOut(postgresUrl: string): Promise<void> {
 }
 
 async function startServer(databaseUrl: string, dataDir: string): Promise<{ url: string; child: ChildProcess }> {
-  const child = await spawnBuiltServer({ PORT: '0', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, SEED_DEMO_ORG: 'false', LOG_LEVEL: 'warn', BULK_WORKER: 'false' });
+  const child = await spawnBuiltServer({ PORT: '0', DATABASE_URL: databaseUrl, DATA_DIR: dataDir, SEED_DEMO_ORG: 'false', LOG_LEVEL: 'warn', BULK_WORKER: 'false', SYNC_OFFICE_WINDOW_DAYS: String(BENCH_OFFICE_WINDOW_DAYS) });
   const output = await waitForOutput(child, /listening on (http:\/\/\S+)/, 120_000);
   return { url: /listening on (http:\/\/\S+)/.exec(output)![1]!, child };
 }

@@ -105,3 +105,10 @@ export async function seedOrganizationData(q: Queryable, orgId: string, counts: 
   // first initial syncs of a bench run up to twice as slow as the later ones.
   for (const table of ['customers', 'services', 'customer_search', 'service_search']) await q.query(`vacuum (analyze) ${table}`);
 }
+
+/**
+ * The office window the benches that seed with this run with: their visits span two years, and the
+ * measures are of a device that holds them all (an office that keeps its whole history: an
+ * organization may set SYNC_OFFICE_WINDOW_DAYS so; the default is 14 days).
+ */
+export const BENCH_OFFICE_WINDOW_DAYS = 3650;

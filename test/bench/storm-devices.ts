@@ -6,7 +6,9 @@ import { gunzipSync } from 'node:zlib';
  * replication protocol as a phone would (its own connections, gzip, every collection pulled from
  * the start in pages, then its live stream held open) without an RxDB replica, so the bench
  * measures the server. Started with a JSON plan on argv[2]; prints one JSON line per event the
- * bench waits for, and the devices' report on SIGTERM.
+ * bench waits for, and the devices' report on SIGTERM. On SIGUSR2 every device pushes, at once, the
+ * visits of this week it holds still open (up to `visitsPerPush`), completed with readings and notes:
+ * the hour when the first visits of the day are done and every phone sends them.
  *
  *   {"devices": [{"token", "url", "startAtMs"}], "collections": [...], "pullLimit": 1000}
  */
@@ -14,6 +16,7 @@ interface Plan {
   devices: { token: string; url: string; startAtMs: number }[];
   collections: string[];
   pullLimit: number;
+  visitsPerPush: number;
 }
 
 export interface DeviceReport {
@@ -30,6 +33,10 @@ export interface DeviceReport {
   latencies: number[];
   /** Marker -> when it arrived (the moved-visit probes). */
   arrivals: Record<string, number>;
+  /** The completed visits' push: rows sent, rows answered with the server's state (it computes fields of a completed visit), how long it took (ms). */
+  pushed: number;
+  pushAnswered: number;
+  pushMs: number | null;
 }
 
 const plan = JSON.parse(process.argv[2]!) as Plan;
@@ -45,7 +52,18 @@ const reports: DeviceReport[] = plan.devices.map(() => ({
   events: 0,
   latencies: [],
   arrivals: {},
+  pushed: 0,
+  pushAnswered: 0,
+  pushMs: null,
 }));
+/** A device: its plan, its report, its connections for requests, and this week's open visits it pulled (what it completes when told to push). */
+interface Phone {
+  device: Plan['devices'][number];
+  report: DeviceReport;
+  agent: http.Agent;
+  openVisits: Record<string, unknown>[];
+}
+const phones: Phone[] = plan.devices.map((device, i) => ({ device, report: reports[i]!, agent: new http.Agent({ keepAlive: true, maxSockets: 2 }), openVisits: [] }));
 const MARKER = /storm-fanout-(\d+)@(\d+)/g;
 const PROBE = /storm-probe-[a-z0-9-]+/g;
 const CUSTOMER = /"id":"(cust-\d+)"/g;
@@ -81,7 +99,7 @@ async function get(agent: http.Agent, url: string, token: string, report: Device
   }
 }
 
-async function initialSync(device: Plan['devices'][number], report: DeviceReport, agent: http.Agent): Promise<void> {
+async function initialSync({ device, report, agent, openVisits }: Phone): Promise<void> {
   for (const collection of plan.collections) {
     let checkpoint = 0;
     for (;;) {
@@ -90,10 +108,64 @@ async function initialSync(device: Plan['devices'][number], report: DeviceReport
         checkpoint: { seq: number };
       };
       report.documents += page.documents.length;
+      if (collection === 'services') keepOpenVisits(openVisits, page.documents as Record<string, unknown>[]);
       checkpoint = page.checkpoint.seq;
       if (page.documents.length < plan.pullLimit) break;
     }
   }
+}
+
+function keepOpenVisits(kept: Record<string, unknown>[], documents: Record<string, unknown>[]): void {
+  const weekAgo = Date.now() - 7 * 86_400_000;
+  for (const doc of documents) {
+    if (kept.length >= plan.visitsPerPush) return;
+    if (!doc._deleted && !doc.endTime && typeof doc.startTime === 'string' && Date.parse(doc.startTime) > weekAgo) kept.push(doc);
+  }
+}
+
+/** One POST of JSON with the device's own connections; the answer parsed. */
+function post(agent: http.Agent, url: string, token: string, body: unknown, report: DeviceReport): Promise<{ status: number; body: string }> {
+  report.requests++;
+  return new Promise((resolve, reject) => {
+    const req = http.request(url, { method: 'POST', agent, headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (c: string) => (text += c));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body: text }));
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.setTimeout(60_000, () => req.destroy(new Error('timeout')));
+    req.end(JSON.stringify(body));
+  });
+}
+
+/** The device's open visits, completed as a technician completes them, in one push (retried after a refusal). */
+async function pushCompletedVisits({ device, report, agent, openVisits: visits }: Phone): Promise<void> {
+  if (!visits.length) return;
+  const endTime = new Date().toISOString();
+  const rows = visits.map((visit) => ({
+    assumedMasterState: visit,
+    newDocumentState: { ...visit, endTime, notes: 'Brushed, vacuumed, emptied the baskets.', chemicalReadings: { freeChlorine: 2.5, ph: 7.5, totalAlkalinity: 95 } },
+    changeId: `storm-${visit.id}-${endTime}`,
+  }));
+  const started = Date.now();
+  for (;;) {
+    const answer = await post(agent, `${device.url}/sync/services/push`, device.token, rows, report);
+    if (answer.status === 429) {
+      report.refused++;
+      await sleep(1000);
+      continue;
+    }
+    if (answer.status !== 200) {
+      report.failed++;
+      throw new Error(`push: HTTP ${answer.status} ${answer.body.slice(0, 200)}`);
+    }
+    report.pushAnswered += (JSON.parse(answer.body) as unknown[]).length;
+    break;
+  }
+  report.pushMs = Date.now() - started;
+  report.pushed = rows.length;
 }
 
 /** Holds the stream open; counts change events and times the fan-out markers in them. */
@@ -124,12 +196,12 @@ function holdStream(device: Plan['devices'][number], report: DeviceReport, agent
   });
 }
 
-async function run(device: Plan['devices'][number], report: DeviceReport): Promise<void> {
-  const agent = new http.Agent({ keepAlive: true, maxSockets: 2 });
+async function run(phone: Phone): Promise<void> {
+  const { device, report } = phone;
   await sleep(Math.max(0, device.startAtMs - Date.now()));
   report.startedAt = Date.now();
   try {
-    await initialSync(device, report, agent);
+    await initialSync(phone);
     await holdStream(device, report, new http.Agent({ keepAlive: true, maxSockets: 1 }));
     report.inSyncAt = Date.now();
   } catch (error) {
@@ -137,7 +209,11 @@ async function run(device: Plan['devices'][number], report: DeviceReport): Promi
   }
 }
 
-Promise.all(plan.devices.map((d, i) => run(d, reports[i]!))).then(() => console.log(JSON.stringify({ ready: true })));
+Promise.all(phones.map(run)).then(() => console.log(JSON.stringify({ ready: true })));
+
+process.on('SIGUSR2', () => {
+  Promise.all(phones.map((phone) => pushCompletedVisits(phone).catch((error) => console.error(String(error))))).then(() => console.log(JSON.stringify({ pushed: true })));
+});
 
 process.on('SIGTERM', () => {
   process.stdout.write(`${JSON.stringify({ reports })}\n`, () => process.exit(0));

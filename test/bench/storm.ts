@@ -7,7 +7,7 @@ import { provisionOrganization } from '../../server/operations/organization.js';
 import type { Queryable } from '../../server/storage/db.js';
 import { openStore } from '../../server/storage/open.js';
 import { ROOT, spawnBuiltServer, waitForOutput } from '../support/child.js';
-import { createTestDatabase } from '../support/engines.js';
+import { benchDatabase } from './bench-database.js';
 import type { DeviceReport } from './storm-devices.js';
 
 /**
@@ -29,6 +29,8 @@ const ITEMS = 500;
 const DEVICE_PROCESSES = 4;
 const STARTS_WITHIN_MS = 10_000;
 const COLLECTIONS = ['organization', 'serviceTypes', 'inventoryItems', 'inventoryLocations', 'customers', 'appointments', 'services', 'quotes', 'stockLevels', 'stockMovements'];
+/** Visits each phone completes and pushes at once after the fan-out (this week's first ones it holds open). */
+const VISITS_PER_PUSH = 5;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
 
@@ -87,7 +89,7 @@ async function seedCompany(q: Queryable, orgId: string, technicianIds: string[])
 }
 
 async function prepareStore(engine: 'pglite' | 'postgres', postgresUrl: string | undefined, folder: string) {
-  const { url: databaseUrl, dropDatabase: drop } = engine === 'postgres' ? await createTestDatabase(postgresUrl, 'pool_bench_storm') : { url: undefined, dropDatabase: async () => {} };
+  const { url: databaseUrl, dropDatabase: drop } = engine === 'postgres' ? await benchDatabase(postgresUrl, 'pool_bench_storm') : { url: undefined, dropDatabase: async () => {} };
   const db = await openStore({ databaseUrl, dataDir: path.join(folder, 'data') });
   const { organization, token: admin } = await provisionOrganization(db, { name: 'Storm Pools' });
   const technicians = [];
@@ -142,7 +144,7 @@ export async function benchStorm(engine: 'pglite' | 'postgres', postgresUrl?: st
     );
     const outputs: string[] = plans.map(() => '');
     const ready = plans.map((plan, i) => {
-      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench/storm-devices.ts'), JSON.stringify({ devices: plan, collections: COLLECTIONS, pullLimit: 1000 })], {
+      const child = spawn(process.execPath, ['--import', 'tsx', path.join(ROOT, 'test/bench/storm-devices.ts'), JSON.stringify({ devices: plan, collections: COLLECTIONS, pullLimit: 1000, visitsPerPush: VISITS_PER_PUSH })], {
         cwd: ROOT,
         stdio: ['ignore', 'pipe', 'inherit'],
       });
@@ -180,6 +182,19 @@ export async function benchStorm(engine: 'pglite' | 'postgres', postgresUrl?: st
     }
     await sleep(3000);
     const cpuAfter = await Promise.all(servers.map((s) => cpuSeconds(s.child.pid!)));
+
+    const rssBeforePush = await Promise.all(servers.map((s) => peakRssMb(s.child.pid!)));
+    // Every phone pushes its completed visits at the same moment (each waits for its answer).
+    const pushBegin = Date.now();
+    const pushed = devices.map((child, i) => {
+      child.kill('SIGUSR2');
+      return new Promise<void>((resolve) => {
+        const check = setInterval(() => outputs[i]!.includes('"pushed"') && (clearInterval(check), resolve()), 20);
+      });
+    });
+    await Promise.race([Promise.all(pushed), sleep(120_000)]);
+    const pushEnd = Date.now();
+    const cpuAfterPush = await Promise.all(servers.map((s) => cpuSeconds(s.child.pid!)));
     const rss = await Promise.all(servers.map((s) => peakRssMb(s.child.pid!)));
 
     // Reports by technician: process p ran technicians p, p + k, p + 2k, ...
@@ -193,7 +208,7 @@ export async function benchStorm(engine: 'pglite' | 'postgres', postgresUrl?: st
         if (line) (JSON.parse(line) as { reports: DeviceReport[] }).reports.forEach((r, k) => (reports[p + k * DEVICE_PROCESSES] = r));
       }),
     );
-    report(engine, serverProcesses, reports, { begin, syncedAt, cpuBefore, cpuAfterSync, cpuAfter, rss, moves, technicians: company.technicians.length });
+    report(engine, serverProcesses, reports, { begin, syncedAt, cpuBefore, cpuAfterSync, cpuAfter, rss, rssBeforePush, moves, push: { begin: pushBegin, end: pushEnd, cpuAfter: cpuAfterPush }, technicians: company.technicians.length });
   } finally {
     for (const child of devices) child.kill('SIGKILL');
     for (const s of servers) {
@@ -209,7 +224,18 @@ function report(
   engine: string,
   processes: number,
   reports: DeviceReport[],
-  m: { begin: number; syncedAt: number; cpuBefore: number[]; cpuAfterSync: number[]; cpuAfter: number[]; rss: number[]; moves: { probe: string; customer: string; at: number; to: number }[]; technicians: number },
+  m: {
+    begin: number;
+    syncedAt: number;
+    cpuBefore: number[];
+    cpuAfterSync: number[];
+    cpuAfter: number[];
+    rss: number[];
+    rssBeforePush: number[];
+    moves: { probe: string; customer: string; at: number; to: number }[];
+    push: { begin: number; end: number; cpuAfter: number[] };
+    technicians: number;
+  },
 ): void {
   const synced = reports.filter((r) => r.inSyncAt !== null);
   const durations = synced.map((r) => r.inSyncAt! - r.startedAt);
@@ -234,7 +260,13 @@ function report(
   console.log(`| bytes per phone on the wire (gzip) / decoded, mean | ${(sum((r) => r.wireBytes) / reports.length / 1024).toFixed(0)} KB / ${(sum((r) => r.jsonBytes) / reports.length / 1024).toFixed(0)} KB |`);
   console.log(`| requests / refused (429) / failed | ${sum((r) => r.requests)} / ${sum((r) => r.refused)} / ${sum((r) => r.failed)} |`);
   console.log(`| server CPU during the storm / during the fan-out | ${m.cpuAfterSync.map((c, i) => (c - m.cpuBefore[i]!).toFixed(1)).join(' + ')} s / ${m.cpuAfter.map((c, i) => (c - m.cpuAfterSync[i]!).toFixed(1)).join(' + ')} s |`);
-  console.log(`| server peak RSS | ${m.rss.map((r) => r.toFixed(0)).join(' + ')} MB |`);
+  console.log(`| server peak RSS before the pushes / after them | ${m.rssBeforePush.map((r) => r.toFixed(0)).join(' + ')} / ${m.rss.map((r) => r.toFixed(0)).join(' + ')} MB |`);
   console.log(`| fan-out of 200 changes to every phone: delivered, p50 / p99 | ${latencies.length} of ${expectedDeliveries}, ${percentile(latencies, 0.5)} / ${percentile(latencies, 0.99)} ms |`);
   console.log(`| a visit moved to another phone: there with its customer, worst of ${moved.length} | ${Math.max(...moved)} ms |`);
+  const pushes = reports.filter((r) => r.pushMs !== null).map((r) => r.pushMs!);
+  const answered = sum((r) => r.pushAnswered);
+  console.log(
+    `| every phone pushes ${VISITS_PER_PUSH} completed visits at once: ${sum((r) => r.pushed)} visits from ${pushes.length} phones, all answered in / one phone's push p50 / p99 | ${sec(m.push.end - m.push.begin)} s / ${percentile(pushes, 0.5)} / ${percentile(pushes, 0.99)} ms (${answered} answered with the server's state) |`,
+  );
+  console.log(`| server CPU during the pushes | ${m.push.cpuAfter.map((c, i) => (c - m.cpuAfter[i]!).toFixed(1)).join(' + ')} s |`);
 }

@@ -13,8 +13,8 @@ import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import { openStore } from '../../server/storage/open.js';
 import { finished, spawnBuiltServer, spawnTs, waitForOutput, type Finished } from '../support/child.js';
-import { createTestDatabase } from '../support/engines.js';
-import { seedOrganizationData } from './seed.js';
+import { benchDatabase } from './bench-database.js';
+import { BENCH_OFFICE_WINDOW_DAYS, seedOrganizationData } from './seed.js';
 import { startThrottledLink } from './throttled-link.js';
 import http from 'node:http';
 
@@ -27,7 +27,7 @@ const VISITS = Number(process.env.BENCH_VISITS ?? 50_000);
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 /** Collects what earlier runs left in this (device) process, so each run pays only for itself. */
 const settle = () => (globalThis as { gc?: () => void }).gc?.();
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))]!;
 
 export interface RunningServer {
@@ -46,8 +46,8 @@ export interface RunningServer {
 /** Seeds a store, then starts `server/main.ts` on it in a child process. */
 export async function startSeededServer(engine: 'pglite' | 'postgres', postgresUrl?: string): Promise<RunningServer> {
   const folder = await mkdtemp(path.join(tmpdir(), 'bench-sync-'));
-  const { url: databaseUrl, dropDatabase } = engine === 'postgres' ? await createTestDatabase(postgresUrl, 'pool_bench_sync') : { url: undefined, dropDatabase: async () => {} };
-  const db = await openStore({ databaseUrl, dataDir: path.join(folder, 'data') });
+  const { url: databaseUrl, dropDatabase } = engine === 'postgres' ? await benchDatabase(postgresUrl, 'pool_bench_sync') : { url: undefined, dropDatabase: async () => {} };
+  const db = await openStore({ databaseUrl, dataDir: path.join(folder, 'data'), officeWindowDays: BENCH_OFFICE_WINDOW_DAYS });
   const { organization, token: officeToken } = await provisionOrganization(db, { name: 'Sync Bench' });
   const { token } = await issueToken(db, organization.id, { name: 'Bench device', role: 'OFFICE' });
   const start = performance.now();
@@ -63,6 +63,7 @@ export async function startSeededServer(engine: 'pglite' | 'postgres', postgresU
     // The idle-subscriber measure opens 1,000 streams with one token (1,000 devices would each
     // have their own); the per-token cap is for abuse, not for this.
     SYNC_MAX_STREAMS_PER_TOKEN: '1000',
+    SYNC_OFFICE_WINDOW_DAYS: String(BENCH_OFFICE_WINDOW_DAYS),
     ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
   });
   const output = await waitForOutput(child, /listening on (http:\/\/\S+)/, 120_000);
@@ -87,7 +88,7 @@ export async function startSeededServer(engine: 'pglite' | 'postgres', postgresU
   };
 }
 
-async function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
+export async function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<number> {
   const status = await readFile(`/proc/${pid}/status`, 'utf8');
   return Number(new RegExp(`${field}:\\s+(\\d+)`).exec(status)![1]) / 1024;
 }
@@ -97,7 +98,7 @@ async function procStatusMb(pid: number, field: 'VmHWM' | 'VmRSS'): Promise<numb
  * bundled, as an app ships the SDK: run through tsx, the TypeScript loader's own thread added
  * 10-30 MB to the process (measured side by side, 2026-11-23).
  */
-async function deviceProcess(server: RunningServer, pullBatchSize?: number): Promise<{ seconds: number; visits: number; peakRssMb: number }> {
+export async function deviceProcess(server: RunningServer, pullBatchSize?: number): Promise<{ seconds: number; visits: number; peakRssMb: number }> {
   const folder = await mkdtemp(path.join(tmpdir(), 'bench-device-'));
   const bundle = path.join(folder, 'device.mjs');
   try {
@@ -134,7 +135,7 @@ async function replica(server: RunningServer, collections: string[], token = ser
   };
 }
 
-async function initialSync(server: RunningServer): Promise<number> {
+export async function initialSync(server: RunningServer): Promise<number> {
   settle();
   const start = performance.now();
   const r = await replica(server, ['services']);
@@ -226,11 +227,11 @@ async function throttledInitialSync(server: RunningServer, compress: boolean): P
   }
 }
 
-/** 1,000 visits recorded and 1,000 edited offline through the SDK, then the time to push them all. */
-/** Local writes of the last offline push (1,000 recorded + 1,000 edited), in ms. */
-const localWrites: number[] = [];
+/** Local writes of each offline push (1,000 recorded + 1,000 edited), in ms. */
+export const localWrites: number[] = [];
 
-async function pushOffline(server: RunningServer): Promise<number> {
+/** 1,000 visits recorded and 1,000 edited offline through the SDK, then the time to push them all. */
+export async function pushOffline(server: RunningServer): Promise<number> {
   const r = await replica(server, ['services']);
   await r.inSync();
   await r.client.sync.stop();
@@ -254,7 +255,7 @@ async function pushOffline(server: RunningServer): Promise<number> {
  * PGlite (owned by the server process) it pushes through the API and times from the answer, which
  * the server sends after its commit.
  */
-async function liveLatency(
+export async function liveLatency(
   server: RunningServer,
   idleSubscribers: number,
 ): Promise<{ p50: number; p99: number; missed: number; rssGrowthMb: number; idleEvents: { fewest: number; most: number } | null }> {

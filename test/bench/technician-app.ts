@@ -22,12 +22,12 @@ import { startFaultProxy } from '../support/fault-proxy.js';
 const VISITS_A_DAY = 17;
 const DAYS_BACK = 60;
 const CUSTOMERS = 85;
-const LAUNCH = { executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] };
-const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 };
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+export const LAUNCH = { executablePath: '/usr/bin/chromium', args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] };
+export const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 };
+export const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
 
 /** The technician's customers, their visits over the last 60 days and today, and their truck. */
-async function seedRoute(q: Queryable, orgId: string, technicianId: string): Promise<number> {
+export async function seedRoute(q: Queryable, orgId: string, technicianId: string, customers = CUSTOMERS): Promise<number> {
   await q.query(`insert into service_types (org_id, id, display) values ($1, 'type-weekly', 'Weekly service')`, [orgId]);
   await q.query(`insert into inventory_locations (org_id, id, name, technician_id) values ($1, 'truck-1', 'Truck 1', $2)`, [orgId, technicianId]);
   await q.query(
@@ -41,7 +41,7 @@ async function seedRoute(q: Queryable, orgId: string, technicianId: string): Pro
             jsonb_build_object('technicianId', $2::text, 'typeId', 'type-weekly', 'frequency', 'WEEKLY'),
             jsonb_build_object('kind', 'POOL', 'volumeGallons', 15000 + c * 100, 'gateCode', lpad((c * 7)::text, 4, '0')), 'Side gate.'
        from generate_series(0, $3::int - 1) c`,
-    [orgId, technicianId, CUSTOMERS],
+    [orgId, technicianId, customers],
   );
   // Every day from 60 days back to today, 17 visits from 7:00, each at one of the customers.
   const { rows } = await q.query<{ n: number }>(
@@ -55,7 +55,7 @@ async function seedRoute(q: Queryable, orgId: string, technicianId: string): Pro
          from generate_series(0, $3::int) d, generate_series(0, $4::int - 1) v
        returning 1)
      select count(*)::int as n from inserted`,
-    [orgId, technicianId, DAYS_BACK, VISITS_A_DAY, CUSTOMERS],
+    [orgId, technicianId, DAYS_BACK, VISITS_A_DAY, customers],
   );
   return rows[0]!.n;
 }

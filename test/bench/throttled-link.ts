@@ -56,18 +56,36 @@ class Direction {
 
   throttle(): Transform {
     const link = this;
+    // Chunks in the order they arrived. Each chunk's timer delivers it and every chunk before it
+    // still waiting: timers of different delays may fire out of order (Node keeps one list per
+    // delay, started from the loop's cached clock), and a stream delivered out of order is
+    // corrupt (a brotli-encoded script fails to decode in the browser).
+    const waiting: Buffer[] = [];
+    let arrived = 0;
+    let delivered = 0;
+    const deliverThrough = (stream: Transform, sequence: number) => {
+      while (delivered < sequence) {
+        stream.push(waiting.shift());
+        delivered++;
+      }
+    };
     return new Transform({
       transform(chunk: Buffer, _encoding, done: TransformCallback) {
         link.bytes += chunk.length;
         const now = performance.now();
         link.free = Math.max(now, link.free) + (chunk.length * 8) / (link.mbps * 1000);
+        waiting.push(chunk);
+        const sequence = ++arrived;
         // The chunk arrives once sent and carried; the sender may go on writing at once (its
         // socket buffer), and later chunks queue behind this one on the link.
-        setTimeout(() => this.push(chunk), link.free + link.latencyMs - now);
+        setTimeout(() => deliverThrough(this, sequence), link.free + link.latencyMs - now);
         done();
       },
       flush(done) {
-        setTimeout(done, Math.max(0, link.free + link.latencyMs - performance.now()) + 1);
+        setTimeout(() => {
+          deliverThrough(this, arrived);
+          done();
+        }, Math.max(0, link.free + link.latencyMs - performance.now()) + 1);
       },
     });
   }

@@ -1,5 +1,7 @@
+import { withoutReplicaKeys } from '../../shared/index.js';
 import type { PoolClient } from '../../client-sdk/index.js';
 import { collectionByName } from '../../client-sdk/replica/database.js';
+import { toItemUnits, waterBalance } from '../../shared/index.js';
 import { sampleFiles } from '../fixtures/files.js';
 
 /**
@@ -13,6 +15,8 @@ export type ActionKind =
   | 'addPhoto'
   | 'useStock'
   | 'transferStock'
+  // A dose the engine suggested, booked from the truck (sometimes corrected at once): ledger entries carrying their suggestion.
+  | 'recordDose'
   | 'createQuote'
   | 'editQuote'
   | 'deleteVisit'
@@ -54,13 +58,17 @@ export interface ActionResult {
   created?: { collection: string; id: string }[];
   deleted?: { collection: string; id: string }[];
   photo?: { visitId: string; photoId: string };
-  movement?: { id: string; itemId: string; locationId: string; toLocationId: string | null; delta: number };
+  movement?: Movement;
+  /** More movements of the action (a dose's correction). */
+  movements?: Movement[];
 }
+
+type Movement = { id: string; itemId: string; locationId: string; toLocationId: string | null; delta: number; dose?: unknown };
 
 type Doc = Record<string, any> & { id: string };
 
 async function live(client: PoolClient, collection: string, where: (d: Doc) => boolean = () => true): Promise<Doc[]> {
-  const docs = (await collectionByName(client.db, collection)!.find().exec()).map((d) => d.toJSON() as Doc);
+  const docs = (await collectionByName(client.db, collection)!.find().exec()).map((d) => withoutReplicaKeys(collection, d.toJSON() as Doc));
   return docs.filter(where).sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
@@ -118,6 +126,20 @@ export async function performAction(client: PoolClient, a: ActionRequest): Promi
       const { id, itemId, locationId, toLocationId, delta } = movement;
       return { done: true, created: [{ collection: 'stockMovements', id }], movement: { id, itemId, locationId, toLocationId: toLocationId ?? null, delta } };
     }
+    case 'recordDose': {
+      const visit = pick(await live(client, 'services'), r0);
+      const item = pick(await live(client, 'inventoryItems'), r1);
+      const truck = (await live(client, 'inventoryLocations', (l) => l.technicianId === a.me))[0];
+      if (!visit || !item || !truck) return skip('no visit, item or truck');
+      // The engine on the device, as the technician app runs it (pH from the seed, a 15,000-gallon pool).
+      const balance = waterBalance({ readings: { ph: 7.9 + Math.round(r2 * 4) / 10, totalAlkalinity: 100 }, volumeGallons: 15_000 });
+      const dose = balance.doses[0]!;
+      const quantity = toItemUnits(dose.amount, dose.unit, item.unit ?? 'fl oz').quantity!;
+      const suggestion = { reading: dose.reading, amount: dose.amount, unit: dose.unit, strengthPercent: dose.strengthPercent, formulaVersion: balance.formulaVersion };
+      const booked = await client.recordDose({ visitId: visit.id, itemId: item.id, locationId: truck.id, quantity, chemical: dose.chemical, suggestion });
+      const movements = [booked, ...(r2 < 0.3 ? [await client.correctDose(booked.id, quantity - 1)] : [])].map((m) => ({ id: m.id, itemId: m.itemId, locationId: m.locationId, toLocationId: null, delta: m.delta, dose: m.dose }));
+      return { done: true, created: movements.map((m) => ({ collection: 'stockMovements', id: m.id })), movements };
+    }
     case 'createQuote': {
       const customer = pick(await live(client, 'customers'), r0);
       if (!customer) return skip('no customer');
@@ -149,7 +171,7 @@ export async function performAction(client: PoolClient, a: ActionRequest): Promi
       if (!customer) return skip('no customer');
       const visit = { id: crypto.randomUUID(), customerId: customer.id, notes: `${a.label} rxdb notes`, photos: [], waterLevel: pick(WATER, r1)! };
       const doc = await client.db.collections.services!.insert(visit);
-      return { done: true, created: [{ collection: 'services', id: visit.id }], writes: [written('services', doc.toJSON() as Doc)] };
+      return { done: true, created: [{ collection: 'services', id: visit.id }], writes: [written('services', withoutReplicaKeys('services', doc.toJSON() as Doc))] };
     }
     case 'rxdbEditVisit': {
       const visit = pick(await live(client, 'services'), r0);

@@ -1,6 +1,6 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
-import { ROOT } from '../support/child.js';
+import { endsWithThisProcess, ROOT } from '../support/child.js';
 import type { DeviceRequest } from './device.js';
 
 /** A device process seen from the simulation: requests over IPC, each with a deadline. */
@@ -22,11 +22,13 @@ export class DeviceHost {
   }
 
   static async spawn(): Promise<DeviceHost> {
-    const child = fork(path.join(ROOT, 'test/sim/device.ts'), [], {
-      cwd: ROOT,
-      execArgv: ['--expose-gc', '--import', 'tsx'],
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-    });
+    const child = endsWithThisProcess(
+      fork(path.join(ROOT, 'test/sim/device.ts'), [], {
+        cwd: ROOT,
+        execArgv: ['--expose-gc', '--import', 'tsx'],
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      }),
+    );
     await new Promise<void>((resolve, reject) => {
       child.once('message', () => resolve());
       child.once('exit', (code) => reject(new Error(`device process exited (${code}) before it was ready`)));

@@ -1,3 +1,4 @@
+import { withoutReplicaKeys } from '../../shared/index.js';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom } from 'rxjs';
 import { createPoolClient, PoolClientError, type PoolClient } from '../../client-sdk/index.js';
@@ -28,6 +29,7 @@ export type DeviceRequest =
   | { op: 'open'; config: DeviceConfig }
   | { op: 'act'; action: ActionRequest }
   | { op: 'restart' }
+  | { op: 'newPhone' }
   | { op: 'sync'; timeoutMs: number }
   | { op: 'dump' }
   | { op: 'probe' }
@@ -41,6 +43,7 @@ export interface DeviceProbe {
 
 let config: DeviceConfig | null = null;
 let client: PoolClient | null = null;
+let phones = 0;
 const storages = new Map<string, ReturnType<typeof getRxStorageMemory>>();
 
 async function open(next: DeviceConfig): Promise<void> {
@@ -58,7 +61,7 @@ async function close(): Promise<void> {
 
 async function dump(): Promise<Record<string, unknown[]>> {
   const out: Record<string, unknown[]> = {};
-  for (const name of config!.collections) out[name] = (await collectionByName(client!.db, name)!.find().exec()).map((d) => d.toJSON());
+  for (const name of config!.collections) out[name] = (await collectionByName(client!.db, name)!.find().exec()).map((d) => withoutReplicaKeys(name, d.toJSON()));
   return out;
 }
 
@@ -83,6 +86,16 @@ async function handle(request: DeviceRequest): Promise<unknown> {
     case 'restart':
       await close();
       return open(config!);
+    case 'newPhone': {
+      // The technician signs in on a new phone: an empty replica whose first sync (priority bands,
+      // then every feed) runs while the others go on writing. Only once this one has nothing left
+      // to send: a phone with unsynced work is not the one given up (it would still sync later).
+      if ((await probe()).pending > 0) return false;
+      await close();
+      storages.delete(config!.name);
+      await open({ ...config!, name: `${config!.name.replace(/-phone\d+$/, '')}-phone${++phones}` });
+      return true;
+    }
     case 'sync': {
       await client!.sync.awaitInSync({ timeoutMs: request.timeoutMs });
       return firstValueFrom(client!.sync.status$);

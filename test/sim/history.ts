@@ -45,6 +45,7 @@ export class History {
       if (d.collection === 'customers') this.deletedCustomers.add(d.id);
     }
     if (result.movement) this.movements.push(result.movement);
+    this.movements.push(...(result.movements ?? []));
     if (result.photo) this.photos.push(result.photo);
   }
 }

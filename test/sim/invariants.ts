@@ -1,4 +1,4 @@
-import { scopeFor, scopeOf, type CollectionName } from '../../shared/index.js';
+import { DEFAULT_SCOPE_WINDOWS, scopeFor, scopeOf, type CollectionName } from '../../shared/index.js';
 import { allNodes, canonical, pullAll } from './api.js';
 import type { History } from './history.js';
 
@@ -41,6 +41,8 @@ export interface Exercised {
   conflicts: number;
   quarantined: number;
   movements: number;
+  /** Of the movements, doses and their corrections. */
+  doses: number;
   photos: number;
 }
 
@@ -58,7 +60,7 @@ export async function checkInvariants(url: string, adminToken: string, history: 
   problems.push(...checkPhotos(history, server));
   for (const device of devices) problems.push(...(await checkReplica(url, device)));
   problems.push(...(await checkScopes(url, adminToken, devices)));
-  const exercised = { conflicts: conflicts.length, quarantined: quarantine.length, movements: history.movements.length, photos: history.photos.length };
+  const exercised = { conflicts: conflicts.length, quarantined: quarantine.length, movements: history.movements.length, doses: history.movements.filter((m) => m.dose).length, photos: history.photos.length };
   return { problems, exercised };
 }
 
@@ -111,6 +113,8 @@ function checkStock(history: History, server: Map<string, Docs>): string[] {
   for (const m of history.movements) {
     const stored = movements.get(m.id);
     if (!stored || stored.delta !== m.delta) problems.push(`movement ${m.id} (${m.delta}) stored as ${stored ? stored.delta : 'nothing'}`);
+    // A dose arrives with what was suggested, as the device recorded it.
+    else if (m.dose && canonical(stored.dose) !== canonical(m.dose)) problems.push(`dose ${m.id} stored as ${canonical(stored.dose)}, recorded as ${canonical(m.dose)}`);
   }
   const expected = new Map<string, number>();
   const add = (item: string, location: string, delta: number) => expected.set(`${item}/${location}`, (expected.get(`${item}/${location}`) ?? 0) + delta);
@@ -142,13 +146,13 @@ function checkPhotos(history: History, server: Map<string, Docs>): string[] {
   return problems;
 }
 
-/** Days of the technicians' window (the simulation's server runs the default). */
-const WINDOW_DAYS = 60;
-
 /**
- * Each technician's replica holds exactly the server's rows within their scope, computed here
- * from every row the server has by the declaration itself (shared/sync/scopes.ts), not by what the
- * server's feeds say: none missing, none extra. The office's holds every row.
+ * Each replica holds exactly the server's rows within its scope (a technician's own, or the
+ * office's window), computed here from every row the server has by the declaration itself
+ * (shared/sync/scopes.ts, with the default windows the simulation's server runs), not by what the
+ * server's feeds say: none missing, none extra. "Every row" is what the ADMIN token pulls: the
+ * office's scope, which holds every row of a seed (each was written within the run, so within
+ * every window).
  */
 async function checkScopes(url: string, adminToken: string, devices: DeviceView[]): Promise<string[]> {
   const problems: string[] = [];
@@ -157,10 +161,10 @@ async function checkScopes(url: string, adminToken: string, devices: DeviceView[
   for (const c of collections) rows[c] = (await pullAll(url, adminToken, c)) as (Record<string, any> & { id: string })[];
   const live = (c: CollectionName) => new Set((rows[c] ?? []).filter((d) => !d._deleted).map((d) => d.id as string));
   for (const device of devices) {
-    const held = device.role === 'TECHNICIAN' ? scopeOf(device.userId, rows as never, WINDOW_DAYS, Date.now()) : null;
+    const held = scopeOf(device.role === 'TECHNICIAN' ? { technician: device.userId } : 'office', rows as never, DEFAULT_SCOPE_WINDOWS, Date.now());
     for (const c of device.collections as CollectionName[]) {
       const everything = live(c);
-      const expected = held && scopeFor('TECHNICIAN', c) ? new Set([...(held.get(c) ?? [])].filter((id) => everything.has(id))) : everything;
+      const expected = scopeFor(device.role, c) ? new Set([...(held.get(c) ?? [])].filter((id) => everything.has(id))) : everything;
       const actual = new Set((device.docs[c] ?? []).map((d) => d.id as string));
       for (const id of expected) if (!actual.has(id)) problems.push(`${device.name} lacks ${c}/${id}, which is within its scope`);
       for (const id of actual) if (!expected.has(id)) problems.push(`${device.name} holds ${c}/${id}, which is outside its scope`);

@@ -35,6 +35,8 @@ export interface SeedReport {
   faults: number;
   /** Work the office moved between technicians (visits, customers, trucks), done. */
   moves?: number;
+  /** Technicians who changed to a new phone mid-run (its first sync under the others' writes). */
+  newPhones?: number;
   ms: number;
   /** From the heal until every device was in sync, left to itself; null if not within the limit. */
   recoveryMs?: number | null;
@@ -53,6 +55,7 @@ const TECH_ACTIONS: Partial<Record<ActionKind, number>> = {
   addPhoto: 2,
   useStock: 3,
   transferStock: 1,
+  recordDose: 2,
   createQuote: 2,
   editQuote: 2,
   deleteVisit: 1,
@@ -98,6 +101,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
   const devices = world.devices;
   let faults = 0;
   let moves = 0;
+  let newPhones = 0;
   try {
     await Promise.all(devices.map((d) => d.host.request({ op: 'sync', timeoutMs: 60_000 }, 70_000)));
     const crashAt = options.crashServer ? Math.floor(options.actions * (0.3 + random() * 0.4)) : -1;
@@ -118,6 +122,10 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
       const device = devices[index]!;
       if (random() < 0.04) {
         await device.host.request({ op: 'restart' });
+        continue;
+      }
+      if (index > 0 && random() < 0.03) {
+        if (await device.host.request<boolean>({ op: 'newPhone' })) newPhones++;
         continue;
       }
       const label = `s${options.seed}-a${i}-d${index}`;
@@ -145,7 +153,7 @@ export async function runSeed(options: SeedOptions): Promise<SeedReport> {
     const views = await settle(devices);
     const { problems, exercised } = await checkInvariants(url, admin.token, history, views);
     if (recoveryMs === null) problems.push(`the devices were not all in sync within ${RECOVERY_LIMIT_MS / 1000} s of the heal`);
-    return { seed: options.seed, problems, actions: history.actions, done: history.done, faults, moves, ms: Date.now() - started, recoveryMs, exercised };
+    return { seed: options.seed, problems, actions: history.actions, done: history.done, faults, moves, newPhones, ms: Date.now() - started, recoveryMs, exercised };
   } finally {
     await Promise.all(devices.map((d) => d.host.request({ op: 'close' }).catch(() => undefined)));
     await Promise.all(devices.map((d) => d.proxy.close()));

@@ -5,7 +5,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { finished, ROOT, waitForOutput } from '../support/child.js';
+import { endsWithThisProcess, finished, ROOT, waitForOutput } from '../support/child.js';
 
 /**
  * The server of a simulation, as users run it (the built bundle, its own process), on a fixed
@@ -104,11 +104,13 @@ export async function startSimServer(engine: 'pglite' | 'postgres', postgresUrl?
 }
 
 async function launch(env: Record<string, string>): Promise<ChildProcess> {
-  const child = spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'server/dist/main.js')], {
-    cwd: ROOT,
-    env: { ...process.env, ...env },
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const child = endsWithThisProcess(
+    spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'server/dist/main.js')], {
+      cwd: ROOT,
+      env: { ...process.env, ...env },
+      stdio: ['ignore', 'pipe', 'inherit'],
+    }),
+  );
   await waitForOutput(child, /listening on/, 60_000);
   child.stdout!.resume();
   return child;

@@ -38,6 +38,11 @@ export function spawnNpmStart(env: Record<string, string>): ChildProcess {
 export async function spawnBuiltServer(env: Record<string, string>): Promise<ChildProcess> {
   const build = await finished(spawn('npm', ['run', '--silent', 'build:server'], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
   if (build.code !== 0) throw new Error(`npm run build:server failed:\n${build.stderr}`);
+  return spawnServerBundle(env);
+}
+
+/** The server bundle `npm start` runs (server/dist/main.js), as it was last built. */
+export function spawnServerBundle(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'server/dist/main.js')], {
     cwd: ROOT,
     env: { ...process.env, LOG_LEVEL: 'warn', ...env },
@@ -75,4 +80,21 @@ export function waitForOutput(child: ChildProcess, pattern: RegExp, timeoutMs = 
       reject(new Error(`process exited (${code}) before printing ${pattern}; got:\n${out}`));
     });
   });
+}
+
+const living = new Set<ChildProcess>();
+
+/**
+ * Ends the child when this process ends, however it ends: a test that times out is abandoned by
+ * vitest, its `finally` never runs, and the worker's exit would otherwise leave servers and
+ * simulated devices running (seen: a timed-out simulation left five processes using the cores for
+ * an hour). Returns the child.
+ */
+export function endsWithThisProcess<C extends ChildProcess>(child: C): C {
+  if (!living.size) process.once('exit', () => {
+    for (const c of living) c.kill('SIGKILL');
+  });
+  living.add(child);
+  child.once('exit', () => living.delete(child));
+  return child;
 }

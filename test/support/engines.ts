@@ -1,12 +1,15 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import pg from 'pg';
 import type { Database, Engine } from '../../server/storage/db.js';
 import { openStore } from '../../server/storage/open.js';
+import { DUMP_ENV } from './pglite-dump.js';
 
 /**
  * The engines a *.pg.test.ts runs on: always embedded PGlite, plus real PostgreSQL when
- * TEST_DATABASE_URL is set (.ci/run sets it). Each store is new and empty: PGlite in memory, or a
- * freshly created PostgreSQL database that `drop()` removes.
+ * TEST_DATABASE_URL is set (.ci/run sets it). Each store is new and empty: PGlite in memory
+ * (started from the migrated dump support/pglite-dump.ts makes, when vitest runs), or a freshly
+ * created PostgreSQL database that `drop()` removes.
  */
 export const TEST_DATABASE_URL = process.env.TEST_DATABASE_URL || undefined;
 
@@ -21,7 +24,7 @@ export interface TestStore {
 
 export async function openTestStore(engine: Engine): Promise<TestStore> {
   if (engine === 'pglite') {
-    const db = await openStore({});
+    const db = await openStore({ pgliteDump: migratedDump() });
     return { db, drop: () => db.close() };
   }
   const { url, dropDatabase } = await createTestDatabase();
@@ -34,6 +37,13 @@ export async function openTestStore(engine: Engine): Promise<TestStore> {
       await dropDatabase();
     },
   };
+}
+
+let dump: Blob | undefined;
+function migratedDump(): Blob | undefined {
+  const file = process.env[DUMP_ENV];
+  if (file) dump ??= new Blob([readFileSync(file)]);
+  return dump;
 }
 
 /**

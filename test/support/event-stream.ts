@@ -3,6 +3,8 @@ import { createParser } from 'eventsource-parser';
 /** A raw subscription to /sync/stream for tests: every event kept, the end observable. */
 export interface EventStream {
   events: any[];
+  /** The comment lines received (the server's heartbeats: "heartbeat"). */
+  comments: string[];
   /** Resolves when the server ends the stream. */
   ended: Promise<void>;
   /** The first event (already received or to come) matching the predicate. */
@@ -16,12 +18,14 @@ export async function openEventStream(server: { url: string }, token: string, co
   const res = await fetch(`${server.url}/sync/stream${query}`, { headers: { authorization: `Bearer ${token}` }, signal: abort.signal });
   if (!res.ok || !res.body) throw new Error(`stream refused: ${res.status}`);
   const events: any[] = [];
+  const comments: string[] = [];
   const listeners = new Set<() => void>();
   const parser = createParser({
     onEvent: (e) => {
       events.push(JSON.parse(e.data));
       for (const l of listeners) l();
     },
+    onComment: (comment) => comments.push(comment.trim()),
   });
   const reader = res.body.getReader();
   const decoder = new TextDecoder();
@@ -38,6 +42,7 @@ export async function openEventStream(server: { url: string }, token: string, co
   })();
   return {
     events,
+    comments,
     ended,
     next(predicate, timeoutMs = 5000) {
       return new Promise((resolve, reject) => {

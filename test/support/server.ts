@@ -1,6 +1,6 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
-import { pino } from 'pino';
+import { pino, type Logger } from 'pino';
 import { createApp } from '../../server/app.js';
 import { loadConfig, type HttpConfig } from '../../server/config.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
@@ -14,6 +14,7 @@ import { fileLinks, type FileLinks } from '../../server/transports/http/file-lin
 import { LiveFeed } from '../../server/operations/sync/live-feed.js';
 import { createMessenger } from '../../server/jobs/messenger.js';
 import { BulkWorker, type WorkerOptions } from '../../server/jobs/worker.js';
+import { VisitReportWorker } from '../../server/jobs/visit-reports.js';
 
 /**
  * A real HTTP server on 127.0.0.1, port 0, over a test store, with helpers to call it.
@@ -43,6 +44,10 @@ export interface TestServerOptions {
   http: Partial<HttpConfig>;
   /** Listen on this port (e.g. a server started again where a stopped one was); default any free port. */
   port: number;
+  /** Run a visit-report worker with this server (off unless given), sending through these. */
+  reports: { delaySeconds: number; linkDays?: number; pollMs?: number; retryBaseSeconds?: number; smtpUrl?: string; smsWebhookUrl?: string };
+  /** Where the server logs (default: silent, or TEST_LOG_LEVEL's level on stdout). */
+  logger: Logger;
 }
 
 export const TEST_FILE_SECRET = 'file-link-secret-for-tests-only-0123456789';
@@ -54,7 +59,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const blobs = options.blobs ?? (await openLocalBlobStore(folder!));
   const links = options.links ?? fileLinks(TEST_FILE_SECRET, 3600);
   const sync = { heartbeatMs: options.heartbeatMs ?? 4_000, bodyLimitBytes: options.syncBodyLimitBytes ?? 32 * 1024 * 1024 };
-  const logger = pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const feed = new LiveFeed(db, sync, (error) => logger.error({ err: error }, 'live feed read failed'));
   await feed.start();
   const worker = options.worker
@@ -68,6 +73,19 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
       })
     : null;
   worker?.start();
+  let baseUrl = '';
+  const reports = options.reports
+    ? new VisitReportWorker({
+        db,
+        logger,
+        messenger: createMessenger({ smtpUrl: options.reports.smtpUrl, smsWebhookUrl: options.reports.smsWebhookUrl, emailFrom: 'Test Pools <office@test.example>' }),
+        delaySeconds: options.reports.delaySeconds,
+        linkDays: options.reports.linkDays ?? 30,
+        pollMs: options.reports.pollMs ?? 50,
+        retryBaseSeconds: options.reports.retryBaseSeconds,
+        baseUrl: () => baseUrl,
+      })
+    : null;
   const { app, lifecycle } = createApp({
     db,
     blobs,
@@ -90,14 +108,17 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   // the server just as the client reuses it (Node's 5 s default races with undici's keep-alive).
   server.keepAliveTimeout = 120_000;
   const { port } = server.address() as AddressInfo;
+  baseUrl = `http://127.0.0.1:${port}`;
+  reports?.start();
   return {
-    url: `http://127.0.0.1:${port}`,
+    url: baseUrl,
     db,
     blobs,
     links,
     worker,
     close: async () => {
       await worker?.stop();
+      await reports?.stop();
       lifecycle.endStreams();
       await feed.stop();
       server.closeAllConnections();

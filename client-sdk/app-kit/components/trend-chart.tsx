@@ -1,9 +1,10 @@
 import './trend-chart.css';
-import { READING_RANGES } from '../format.js';
+import { READING_RANGES, type ReadingRange } from '../format.js';
 
 /**
- * A reading over time as a small SVG line chart, with the recommended range shaded, so a drift out
- * of balance shows at a glance. One chart per reading: their scales differ by orders of magnitude.
+ * A reading over time as a small SVG line chart, with its range shaded (the organization's for the
+ * customer's water when the screen knows them, the default ranges otherwise), so a drift out of
+ * balance shows at a glance. One chart per reading: their scales differ by orders of magnitude.
  */
 export interface TrendPoint {
   at: string;
@@ -14,8 +15,8 @@ const WIDTH = 420;
 const HEIGHT = 110;
 const PAD = { left: 40, right: 10, top: 10, bottom: 22 };
 
-export function TrendChart({ field, points }: { field: keyof typeof READING_RANGES; points: TrendPoint[] }) {
-  const range = READING_RANGES[field]!;
+export function TrendChart({ field, points, ranges = READING_RANGES }: { field: 'freeChlorine' | 'ph' | 'totalAlkalinity'; points: TrendPoint[]; ranges?: Partial<Record<string, ReadingRange>> }) {
+  const range = ranges[field] ?? READING_RANGES[field]!;
   if (points.length === 0) return null;
   const values = points.map((p) => p.value);
   const low = Math.min(range.min, ...values);

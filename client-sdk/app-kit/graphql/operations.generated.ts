@@ -13,7 +13,7 @@ export type Role =
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ViewerQuery = { viewer: { role: Role, user: { id: string, name: string }, organization: { id: string, name: string, logo: string | null } } };
+export type ViewerQuery = { viewer: { role: Role, syncWindowDays: number, user: { id: string, name: string }, organization: { id: string, name: string, logo: string | null } } };
 
 export type PhotoLinksQueryVariables = Exact<{
   ids?: Array<string> | string | null | undefined;
@@ -46,6 +46,7 @@ export const ViewerDocument = new TypedDocumentString(`
     query Viewer {
   viewer {
     role
+    syncWindowDays
     user {
       id
       name

@@ -42,7 +42,10 @@ export function SyncBar({ onSignOut }: { onSignOut: () => void }) {
           {CONNECTION_WORDS[status?.state ?? 'connecting']}
         </li>
         <li data-testid="pending">{pending === 0 ? 'All changes saved' : `${pending} change${pending === 1 ? '' : 's'} waiting to sync`}</li>
-        <li data-testid="last-synced">Last synced {status?.lastSyncedAt ? time(status.lastSyncedAt) : 'never'}</li>
+        <li data-testid="last-synced" data-first-sync={status?.firstSyncDone ? 'done' : 'pending'}>
+          Last synced {status?.lastSyncedAt ? time(status.lastSyncedAt) : 'never'}
+          {status && !status.firstSyncDone && status.ready.length > 0 && <span className="first-sync"> · {status.ready.includes('week') ? "this week's visits are here; the rest is arriving" : "today's visits are here; the rest is arriving"}</span>}
+        </li>
         <li>
           <a href={href('conflicts')} data-testid="conflict-count">
             {toReview === 0 ? 'No conflicts' : `${toReview}${toReview === 100 ? '+' : ''} conflict${toReview === 1 ? '' : 's'} to review`}

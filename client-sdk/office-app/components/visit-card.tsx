@@ -1,9 +1,9 @@
 import { customerAddress, customerName, readingsOf, time, visitStatus } from '../../app-kit/format.js';
 import { href } from '../../app-kit/route.js';
-import type { BoardCustomer, BoardVisit } from '../week-visits.js';
+import type { BoardCustomer, BoardVisit } from '../board/board-data.js';
 
 /** One visit on the board: a link to its page that can also be dragged to another cell. */
-export function VisitCard(props: { visit: BoardVisit; customer: BoardCustomer | undefined; typeName: string | undefined; photoLinks: Map<string, string> }) {
+export function VisitCard(props: { visit: BoardVisit; customer: BoardCustomer | undefined; typeName: string | undefined; photoLinks: ReadonlyMap<string, string> }) {
   const { visit, customer, typeName, photoLinks } = props;
   const status = visitStatus(visit);
   const outOfRange = readingsOf(visit.chemicalReadings).filter((r) => r.outOfRange);

@@ -4,6 +4,27 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+export type Chemical =
+  | 'LIQUID_CHLORINE'
+  | 'CAL_HYPO'
+  | 'TRICHLOR'
+  | 'DICHLOR'
+  | 'MURIATIC_ACID'
+  | 'DRY_ACID'
+  | 'SODA_ASH'
+  | 'SODIUM_BICARBONATE'
+  | 'CALCIUM_CHLORIDE'
+  | 'CYANURIC_ACID'
+  | 'SALT'
+  | 'DRAIN';
+
+export type DoseUnit =
+  | 'FL_OZ'
+  | 'GALLON'
+  | 'OZ'
+  | 'LB'
+  | 'PERCENT';
+
 export type Role =
   | 'ADMIN'
   | 'OFFICE'
@@ -31,6 +52,76 @@ export type AddressInput = {
   zipCode?: string | null | undefined;
 };
 
+export type WaterChemistrySettingsInput = {
+  pool: WaterTargetsInput;
+  spa: WaterTargetsInput;
+  saltPool: WaterTargetsInput;
+  /** Preferred products, first listed first chosen where several would do */
+  products: Array<ChemicalProductInput>;
+  caps: Array<DoseCapInput>;
+  fillWater?: FillWaterInput | null | undefined;
+};
+
+export type WaterTargetsInput = {
+  freeChlorine: ReadingTargetInput;
+  ph: ReadingTargetInput;
+  totalAlkalinity: ReadingTargetInput;
+  calciumHardness: ReadingTargetInput;
+  cyanuricAcid: ReadingTargetInput;
+  salt?: ReadingTargetInput | null | undefined;
+};
+
+export type ReadingTargetInput = {
+  min: number;
+  target: number;
+  max: number;
+};
+
+export type ChemicalProductInput = {
+  chemical: Chemical;
+  /** The inventory item a dose of it is booked from */
+  itemId?: string | null | undefined;
+  /** Its strength; null: the usual one (see the README, Water chemistry) */
+  strengthPercent?: number | null | undefined;
+};
+
+export type DoseCapInput = {
+  chemical: Chemical;
+  amount: number;
+  unit: DoseUnit;
+};
+
+export type FillWaterInput = {
+  calciumHardness?: number | null | undefined;
+  cyanuricAcid?: number | null | undefined;
+  salt?: number | null | undefined;
+};
+
+export type ChemicalReadingInput = {
+  /** Free chlorine, ppm (mg/L) */
+  freeChlorine?: number | null | undefined;
+  /** Total chlorine, ppm (mg/L) */
+  totalChlorine?: number | null | undefined;
+  /** pH, 0-14 */
+  ph?: number | null | undefined;
+  /** Total alkalinity, ppm as CaCO3 */
+  totalAlkalinity?: number | null | undefined;
+  /** Calcium hardness, ppm as CaCO3 */
+  calciumHardness?: number | null | undefined;
+  /** Cyanuric acid (stabilizer), ppm */
+  cyanuricAcid?: number | null | undefined;
+  /** Salt, ppm */
+  salt?: number | null | undefined;
+  /** Phosphates, ppb */
+  phosphates?: number | null | undefined;
+  /** Total dissolved solids, ppm */
+  tds?: number | null | undefined;
+  /** Water temperature, degrees Fahrenheit */
+  temperature?: number | null | undefined;
+  /** When the water was tested (device clock) */
+  takenAt?: string | null | undefined;
+};
+
 /** Fields not submitted stay as they were; null clears a nullable field. */
 export type UpdateOrganizationInput = {
   name?: string | null | undefined;
@@ -50,6 +141,10 @@ export type UpdateOrganizationSettingsInput = {
   invoiceDueDays?: number | null | undefined;
   emailFromName?: string | null | undefined;
   emailReplyTo?: string | null | undefined;
+  /** Email / text each completed visit's report to its customer (on by default). */
+  sendVisitReports?: boolean | null | undefined;
+  /** Replaces the water chemistry settings whole; null goes back to the defaults. Not in the spec. */
+  waterChemistry?: WaterChemistrySettingsInput | null | undefined;
 };
 
 export type CreateApiTokenInput = {
@@ -85,6 +180,47 @@ export type TransferInventoryInput = {
   quantity: number;
 };
 
+export type UpdateServiceInput = {
+  reference?: string | null | undefined;
+  customerId?: string | null | undefined;
+  typeId?: string | null | undefined;
+  /** Primary technician (a user id) */
+  newTechnicianId?: string | null | undefined;
+  newSecondaryTechnicianId?: string | null | undefined;
+  appointmentId?: string | null | undefined;
+  appointmentIdentifierCuid?: string | null | undefined;
+  appointmentRecurringRuleId?: string | null | undefined;
+  startTime?: string | null | undefined;
+  endTime?: string | null | undefined;
+  returnAppointmentDate?: string | null | undefined;
+  /** e.g. NOT_BILLED, READY, INVOICED */
+  billingStatus?: string | null | undefined;
+  flag?: string | null | undefined;
+  /** e.g. YES, NO, PARTIAL */
+  vacuum?: string | null | undefined;
+  /** e.g. LOW, NORMAL, HIGH */
+  waterLevel?: string | null | undefined;
+  /** e.g. CLEAR, CLOUDY, GREEN */
+  waterCondition?: string | null | undefined;
+  waterColor?: string | null | undefined;
+  notes?: string | null | undefined;
+  chemicalReadings?: ChemicalReadingInput | null | undefined;
+  /** The water chemistry formula version the readings were first balanced with; the visit keeps its numbers */
+  chemistryVersion?: number | null | undefined;
+};
+
+export type MessageChannel =
+  | 'EMAIL'
+  | 'SMS';
+
+export type VisitReportStatus =
+  /** Completed; sent once the visit has gone VISIT_REPORT_DELAY_SECONDS without a change. */
+  | 'WAITING'
+  /** Its messages are in the outbox (see messages for each one's delivery). */
+  | 'QUEUED'
+  /** Nothing was sent; outcome says why. */
+  | 'SKIPPED';
+
 export type OfficeLogoQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -117,7 +253,7 @@ export type OfficeBoardRangeQueryVariables = Exact<{
 }>;
 
 
-export type OfficeBoardRangeQuery = { infiniteServices: { edges: Array<{ node: { id: string, customerId: string | null, typeId: string | null, newTechnicianId: string | null, startTime: string | null, endTime: string | null, updatedAt: string, chemicalReadings: { freeChlorine: number | null, ph: number | null, totalAlkalinity: number | null, calciumHardness: number | null, cyanuricAcid: number | null, salt: number | null, temperature: number | null } | null, photos: Array<{ id: string, url: string | null, caption: string | null, size: number | null }>, customer: { id: string, firstName: string | null, lastName: string, streetAddress: string | null, city: string | null, state: string | null, zipCode: string | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+export type OfficeBoardRangeQuery = { infiniteServices: { edges: Array<{ node: { id: string, customerId: string | null, typeId: string | null, newTechnicianId: string | null, startTime: string | null, endTime: string | null, updatedAt: string, chemicalReadings: { freeChlorine: number | null, ph: number | null, totalAlkalinity: number | null, calciumHardness: number | null, cyanuricAcid: number | null, salt: number | null, temperature: number | null } | null, photos: Array<{ id: string, url: string | null, caption: string | null, size: number | null }>, customer: { id: string, firstName: string | null, lastName: string, streetAddress: string | null, city: string | null, state: string | null, zipCode: string | null, zone: string | null } | null } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
 
 export type OfficeCustomersQueryVariables = Exact<{
   search?: string | null | undefined;
@@ -177,7 +313,7 @@ export type OfficeConflictsQuery = { syncConflicts: { edges: Array<{ node: { id:
 export type OfficeOrganizationQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type OfficeOrganizationQuery = { organization: { id: string, name: string, email: string | null, phone: string | null, website: string | null, logo: string | null, settings: { quotePrefix: string, invoicePrefix: string, invoiceDueDays: number, emailFromName: string | null, emailReplyTo: string | null, defaultTaxId: string | null } }, taxes: Array<{ id: string, name: string, rate: number }> };
+export type OfficeOrganizationQuery = { organization: { id: string, name: string, email: string | null, phone: string | null, website: string | null, logo: string | null, settings: { quotePrefix: string, invoicePrefix: string, invoiceDueDays: number, emailFromName: string | null, emailReplyTo: string | null, defaultTaxId: string | null, sendVisitReports: boolean } }, taxes: Array<{ id: string, name: string, rate: number }> };
 
 export type OfficeProfileMutationVariables = Exact<{
   input: UpdateOrganizationInput;
@@ -192,6 +328,41 @@ export type OfficeSettingsMutationVariables = Exact<{
 
 
 export type OfficeSettingsMutation = { updateOrganizationSettings: { quotePrefix: string } };
+
+export type OfficeVisitReportQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeVisitReportQuery = { visitReport: { status: VisitReportStatus, round: number, outcome: string | null, queuedAt: string | null, messages: Array<{ id: string, channel: MessageChannel, recipient: string, status: string, error: string | null, attempts: number, sentAt: string | null }>, links: Array<{ id: string, revokedAt: string | null, expiresAt: string }> } | null };
+
+export type OfficeResendReportMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeResendReportMutation = { resendVisitReport: { status: VisitReportStatus, round: number } };
+
+export type OfficeRevokeReportLinksMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeRevokeReportLinksMutation = { revokeVisitReportLinks: number };
+
+export type OfficeTargetsFragment = { freeChlorine: { min: number, target: number, max: number }, ph: { min: number, target: number, max: number }, totalAlkalinity: { min: number, target: number, max: number }, calciumHardness: { min: number, target: number, max: number }, cyanuricAcid: { min: number, target: number, max: number }, salt: { min: number, target: number, max: number } | null };
+
+export type OfficeWaterChemistryQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type OfficeWaterChemistryQuery = { organization: { settings: { waterChemistry: { pool: { freeChlorine: { min: number, target: number, max: number }, ph: { min: number, target: number, max: number }, totalAlkalinity: { min: number, target: number, max: number }, calciumHardness: { min: number, target: number, max: number }, cyanuricAcid: { min: number, target: number, max: number }, salt: { min: number, target: number, max: number } | null }, spa: { freeChlorine: { min: number, target: number, max: number }, ph: { min: number, target: number, max: number }, totalAlkalinity: { min: number, target: number, max: number }, calciumHardness: { min: number, target: number, max: number }, cyanuricAcid: { min: number, target: number, max: number }, salt: { min: number, target: number, max: number } | null }, saltPool: { freeChlorine: { min: number, target: number, max: number }, ph: { min: number, target: number, max: number }, totalAlkalinity: { min: number, target: number, max: number }, calciumHardness: { min: number, target: number, max: number }, cyanuricAcid: { min: number, target: number, max: number }, salt: { min: number, target: number, max: number } | null }, products: Array<{ chemical: Chemical, itemId: string | null, strengthPercent: number | null }>, caps: Array<{ chemical: Chemical, amount: number, unit: DoseUnit }>, fillWater: { calciumHardness: number | null, cyanuricAcid: number | null, salt: number | null } | null } | null } } };
+
+export type OfficeSaveWaterChemistryMutationVariables = Exact<{
+  input: UpdateOrganizationSettingsInput;
+}>;
+
+
+export type OfficeSaveWaterChemistryMutation = { updateOrganizationSettings: { quotePrefix: string } };
 
 export type OfficeTokensQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -212,6 +383,30 @@ export type OfficeRevokeMutationVariables = Exact<{
 
 export type OfficeRevokeMutation = { revokeApiToken: { id: string } };
 
+export type OfficeVisitQueryVariables = Exact<{
+  id?: string | null | undefined;
+}>;
+
+
+export type OfficeVisitQuery = { infiniteServices: { edges: Array<{ node: { id: string, customerId: string | null, typeId: string | null, newTechnicianId: string | null, startTime: string | null, endTime: string | null, updatedAt: string, billingStatus: string | null, flag: string | null, notes: string | null, waterCondition: string | null, waterLevel: string | null, vacuum: string | null, chemicalReadings: { freeChlorine: number | null, totalChlorine: number | null, ph: number | null, totalAlkalinity: number | null, calciumHardness: number | null, cyanuricAcid: number | null, salt: number | null, phosphates: number | null, tds: number | null, temperature: number | null } | null, photos: Array<{ id: string, url: string | null, caption: string | null, size: number | null }>, customer: { id: string, firstName: string | null, lastName: string, streetAddress: string | null, city: string | null, state: string | null, zipCode: string | null } | null } }> } };
+
+export type OfficeUpdateVisitMutationVariables = Exact<{
+  id: string;
+  input: UpdateServiceInput;
+}>;
+
+
+export type OfficeUpdateVisitMutation = { updateService: { id: string, billingStatus: string | null, flag: string | null, updatedAt: string } };
+
+export type OfficeCustomerHistoryQueryVariables = Exact<{
+  id: string;
+  quotesOf: string;
+  first: number;
+}>;
+
+
+export type OfficeCustomerHistoryQuery = { infiniteServices: { edges: Array<{ node: { id: string, customerId: string | null, typeId: string | null, newTechnicianId: string | null, startTime: string | null, endTime: string | null, updatedAt: string, notes: string | null, chemicalReadings: { freeChlorine: number | null, totalChlorine: number | null, ph: number | null, totalAlkalinity: number | null, calciumHardness: number | null, cyanuricAcid: number | null, salt: number | null, phosphates: number | null, tds: number | null, temperature: number | null } | null } }> }, infiniteQuotes: { edges: Array<{ node: { id: string, number: string, title: string, status: QuoteStatus, total: number } }> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -230,7 +425,40 @@ export class TypedDocumentString<TResult, TVariables>
     return this.value;
   }
 }
-
+export const OfficeTargetsFragmentDoc = new TypedDocumentString(`
+    fragment OfficeTargets on WaterTargets {
+  freeChlorine {
+    min
+    target
+    max
+  }
+  ph {
+    min
+    target
+    max
+  }
+  totalAlkalinity {
+    min
+    target
+    max
+  }
+  calciumHardness {
+    min
+    target
+    max
+  }
+  cyanuricAcid {
+    min
+    target
+    max
+  }
+  salt {
+    min
+    target
+    max
+  }
+}
+    `, {"fragmentName":"OfficeTargets"}) as unknown as TypedDocumentString<OfficeTargetsFragment, unknown>;
 export const OfficeLogoDocument = new TypedDocumentString(`
     query OfficeLogo {
   organization {
@@ -312,6 +540,7 @@ export const OfficeBoardRangeDocument = new TypedDocumentString(`
           city
           state
           zipCode
+          zone
         }
       }
     }
@@ -479,6 +708,7 @@ export const OfficeOrganizationDocument = new TypedDocumentString(`
       emailFromName
       emailReplyTo
       defaultTaxId
+      sendVisitReports
     }
   }
   taxes {
@@ -502,6 +732,115 @@ export const OfficeSettingsDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OfficeSettingsMutation, OfficeSettingsMutationVariables>;
+export const OfficeVisitReportDocument = new TypedDocumentString(`
+    query OfficeVisitReport($id: ID!) {
+  visitReport(serviceId: $id) {
+    status
+    round
+    outcome
+    queuedAt
+    messages {
+      id
+      channel
+      recipient
+      status
+      error
+      attempts
+      sentAt
+    }
+    links {
+      id
+      revokedAt
+      expiresAt
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeVisitReportQuery, OfficeVisitReportQueryVariables>;
+export const OfficeResendReportDocument = new TypedDocumentString(`
+    mutation OfficeResendReport($id: ID!) {
+  resendVisitReport(serviceId: $id) {
+    status
+    round
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeResendReportMutation, OfficeResendReportMutationVariables>;
+export const OfficeRevokeReportLinksDocument = new TypedDocumentString(`
+    mutation OfficeRevokeReportLinks($id: ID!) {
+  revokeVisitReportLinks(serviceId: $id)
+}
+    `) as unknown as TypedDocumentString<OfficeRevokeReportLinksMutation, OfficeRevokeReportLinksMutationVariables>;
+export const OfficeWaterChemistryDocument = new TypedDocumentString(`
+    query OfficeWaterChemistry {
+  organization {
+    settings {
+      waterChemistry {
+        pool {
+          ...OfficeTargets
+        }
+        spa {
+          ...OfficeTargets
+        }
+        saltPool {
+          ...OfficeTargets
+        }
+        products {
+          chemical
+          itemId
+          strengthPercent
+        }
+        caps {
+          chemical
+          amount
+          unit
+        }
+        fillWater {
+          calciumHardness
+          cyanuricAcid
+          salt
+        }
+      }
+    }
+  }
+}
+    fragment OfficeTargets on WaterTargets {
+  freeChlorine {
+    min
+    target
+    max
+  }
+  ph {
+    min
+    target
+    max
+  }
+  totalAlkalinity {
+    min
+    target
+    max
+  }
+  calciumHardness {
+    min
+    target
+    max
+  }
+  cyanuricAcid {
+    min
+    target
+    max
+  }
+  salt {
+    min
+    target
+    max
+  }
+}`) as unknown as TypedDocumentString<OfficeWaterChemistryQuery, OfficeWaterChemistryQueryVariables>;
+export const OfficeSaveWaterChemistryDocument = new TypedDocumentString(`
+    mutation OfficeSaveWaterChemistry($input: UpdateOrganizationSettingsInput!) {
+  updateOrganizationSettings(input: $input) {
+    quotePrefix
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeSaveWaterChemistryMutation, OfficeSaveWaterChemistryMutationVariables>;
 export const OfficeTokensDocument = new TypedDocumentString(`
     query OfficeTokens {
   apiTokens {
@@ -528,3 +867,108 @@ export const OfficeRevokeDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OfficeRevokeMutation, OfficeRevokeMutationVariables>;
+export const OfficeVisitDocument = new TypedDocumentString(`
+    query OfficeVisit($id: ID) {
+  infiniteServices(first: 1, selector: {filters: {id: {eq: $id}}}) {
+    edges {
+      node {
+        id
+        customerId
+        typeId
+        newTechnicianId
+        startTime
+        endTime
+        updatedAt
+        billingStatus
+        flag
+        notes
+        waterCondition
+        waterLevel
+        vacuum
+        chemicalReadings {
+          freeChlorine
+          totalChlorine
+          ph
+          totalAlkalinity
+          calciumHardness
+          cyanuricAcid
+          salt
+          phosphates
+          tds
+          temperature
+        }
+        photos {
+          id
+          url
+          caption
+          size
+        }
+        customer {
+          id
+          firstName
+          lastName
+          streetAddress
+          city
+          state
+          zipCode
+        }
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeVisitQuery, OfficeVisitQueryVariables>;
+export const OfficeUpdateVisitDocument = new TypedDocumentString(`
+    mutation OfficeUpdateVisit($id: ID!, $input: UpdateServiceInput!) {
+  updateService(id: $id, input: $input) {
+    id
+    billingStatus
+    flag
+    updatedAt
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeUpdateVisitMutation, OfficeUpdateVisitMutationVariables>;
+export const OfficeCustomerHistoryDocument = new TypedDocumentString(`
+    query OfficeCustomerHistory($id: String!, $quotesOf: ID!, $first: Int!) {
+  infiniteServices(
+    first: $first
+    sort: {field: START_TIME, direction: DESC}
+    selector: {filters: {customerId: {eq: $id}}}
+  ) {
+    edges {
+      node {
+        id
+        customerId
+        typeId
+        newTechnicianId
+        startTime
+        endTime
+        updatedAt
+        notes
+        chemicalReadings {
+          freeChlorine
+          totalChlorine
+          ph
+          totalAlkalinity
+          calciumHardness
+          cyanuricAcid
+          salt
+          phosphates
+          tds
+          temperature
+        }
+      }
+    }
+  }
+  infiniteQuotes(first: $first, filter: {customerId: $quotesOf}) {
+    edges {
+      node {
+        id
+        number
+        title
+        status
+        total
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeCustomerHistoryQuery, OfficeCustomerHistoryQueryVariables>;

@@ -1,129 +1,115 @@
+import { useCallback, useDeferredValue, useMemo, useRef, useState } from 'react';
 import { Alert } from '../../app-kit/components/alert.js';
-import { useMemo, useState, type DragEvent } from 'react';
-import { VisitCard } from '../components/visit-card.js';
-import { addDays, day, sameDay, startOfWeek } from '../../app-kit/format.js';
+import { Field } from '../../app-kit/components/field.js';
+import { addDays, day, startOfWeek } from '../../app-kit/format.js';
 import { useAction, useDocs, useSession } from '../../app-kit/hooks.js';
-import { usePhotoLinks } from '../../app-kit/photo-links.js';
+import { useBoardRange } from '../board/board-data.js';
+import { DayView } from '../board/day-view.js';
+import { dayRows, filterRoutes, routesOf, weekRows, type Grouping, type Route } from '../board/routes.js';
+import { WeekView } from '../board/week-view.js';
 import { useTechnicians } from '../technicians.js';
-import { useRangeVisits, type BoardVisit } from '../week-visits.js';
 
 /**
- * The dispatch board: visits per technician (columns) and day (rows), today or the whole week,
- * straight from the replica, so a visit a device syncs appears as soon as it arrives. Dragging a
- * card to another cell reassigns the visit (an office-owned field) and moves it to that day.
+ * The dispatch board, for a company of a few technicians or of two hundred: a day as one route per
+ * technician (done, to do, late, first and last stop; a route opens into its visits), or a week as
+ * visits per technician and day (a cell opens the day). Filtered by technician or customer, grouped
+ * by zone. A visit dragged onto another route is reassigned (an office-owned field); its page moves
+ * it to another day or technician without a mouse.
  */
-const UNASSIGNED = '';
+type View = 'day' | 'week';
 
 export function BoardScreen() {
   const { client } = useSession();
-  const [view, setView] = useState<'today' | 'week'>('week');
-  const [weekOf, setWeekOf] = useState(() => startOfWeek(new Date()));
+  const [view, setView] = useState<View>('day');
+  const [date, setDate] = useState(() => startOfDay(new Date()));
+  const [filter, setFilter] = useState('');
+  const [grouping, setGrouping] = useState<Grouping>('none');
+  const [reveal, setReveal] = useState<string | null>(null);
   const technicians = useTechnicians();
-  const days = view === 'today' ? [startOfToday()] : Array.from({ length: 7 }, (_, i) => addDays(weekOf, i));
+  const days = view === 'day' ? [date] : Array.from({ length: 7 }, (_, i) => addDays(startOfWeek(date), i));
   const from = days[0]!.toISOString();
-  const to = addDays(days[days.length - 1]!, 1).toISOString();
-  const { visits, customers: byId, source } = useRangeVisits(from, to);
+  const to = addDays(days.at(-1)!, 1).toISOString();
+  const { visits, customers, source, waiting } = useBoardRange(from, to);
   const types = useDocs('serviceTypes', {}, []);
   const typeNames = useMemo(() => new Map((types ?? []).map((t) => [t.id, t.display])), [types]);
-  const photoLinks = usePhotoLinks(visits);
+  const previous = useRef<ReadonlyMap<string, Route>>(new Map());
+  const routes = useMemo(() => {
+    if (view !== 'day' || !visits) return null;
+    const next = routesOf(visits, technicians, customers, Date.now(), previous.current);
+    previous.current = new Map(next.map((r) => [r.technicianId, r]));
+    return next;
+  }, [view, visits, technicians, customers]);
+  const typed = useDeferredValue(filter);
+  const rows = useMemo(() => (routes ? dayRows(filterRoutes(routes, typed, customers), grouping) : null), [routes, typed, customers, grouping]);
+  const week = useMemo(() => (view === 'week' && visits ? weekRows(visits, technicians, days) : null), [view, visits, technicians, from]);
+  const filteredWeek = useMemo(() => {
+    const words = typed.toLowerCase().split(/\s+/).filter(Boolean);
+    return week && words.length ? week.filter((r) => words.every((w) => r.name.toLowerCase().includes(w))) : week;
+  }, [week, typed]);
   const move = useAction();
+  const reassign = useCallback((visitId: string, technicianId: string) => void move.run(() => client.patch('services', visitId, { newTechnicianId: technicianId || null })), [client, move.run]);
 
-  const columns = [...technicians, ...unknownTechnicians(visits ?? [], technicians), { id: UNASSIGNED, name: 'Unassigned' }];
-  const cell = (technicianId: string, date: Date) =>
-    (visits ?? [])
-      .filter((v) => (v.newTechnicianId ?? UNASSIGNED) === technicianId && sameDay(new Date(v.startTime!), date))
-      .sort((a, b) => a.startTime!.localeCompare(b.startTime!));
-
-  async function drop(event: DragEvent, technicianId: string, date: Date) {
-    event.preventDefault();
-    const id = event.dataTransfer.getData('text/x-visit-id');
-    const visit = visits?.find((v) => v.id === id);
-    if (!visit) return;
-    await move.run(() => client.patch('services', id, { newTechnicianId: technicianId || null, startTime: onDay(visit.startTime!, date) }));
-  }
+  const shift = (by: number) => setDate(addDays(date, view === 'day' ? by : by * 7));
+  const openDay = (d: Date, technicianId: string) => {
+    setDate(d);
+    setView('day');
+    setReveal(technicianId);
+  };
+  const done = visits?.filter((v) => v.endTime).length ?? 0;
 
   return (
     <section aria-labelledby="board-title" className="board">
       <div className="toolbar">
         <h1 id="board-title">Dispatch board</h1>
         <div role="group" aria-label="View">
-          <button type="button" aria-pressed={view === 'today'} onClick={() => setView('today')}>
+          <button type="button" aria-pressed={view === 'day' && sameDate(date, new Date())} onClick={() => (setView('day'), setDate(startOfDay(new Date())))}>
             Today
+          </button>
+          <button type="button" aria-pressed={view === 'day'} onClick={() => setView('day')}>
+            Day
           </button>
           <button type="button" aria-pressed={view === 'week'} onClick={() => setView('week')}>
             Week
           </button>
         </div>
-        {view === 'week' && (
-          <div role="group" aria-label="Week">
-            <button type="button" onClick={() => setWeekOf(addDays(weekOf, -7))}>
-              ← Previous week
-            </button>
-            <span className="week-label">Week of {day(weekOf.toISOString())}</span>
-            <button type="button" onClick={() => setWeekOf(addDays(weekOf, 7))}>
-              Next week →
-            </button>
-          </div>
-        )}
+        <div role="group" aria-label={view === 'day' ? 'Day' : 'Week'} className="date-nav">
+          <button type="button" onClick={() => shift(-1)}>
+            ← {view === 'day' ? 'Previous day' : 'Previous week'}
+          </button>
+          <span className="week-label" data-testid="board-date">
+            {view === 'day' ? day(date.toISOString()) : `Week of ${day(days[0]!.toISOString())}`}
+          </span>
+          <button type="button" onClick={() => shift(1)}>
+            {view === 'day' ? 'Next day' : 'Next week'} →
+          </button>
+        </div>
         <span className="count" data-testid="board-count" data-source={source ?? undefined}>
-          {visits === null ? 'Loading…' : `${visits.length} visit${visits.length === 1 ? '' : 's'}`}
+          {visits === null ? (waiting ?? 'Loading…') : `${visits.length} visit${visits.length === 1 ? '' : 's'}, ${done} done`}
         </span>
       </div>
-      <Alert message={move.error} />
-      <div className="grid-scroll">
-        <table className="board-grid">
-          <thead>
-            <tr>
-              <th scope="col">Day</th>
-              {columns.map((t) => (
-                <th scope="col" key={t.id}>
-                  {t.name}
-                </th>
-              ))}
-            </tr>
-          </thead>
-          <tbody>
-            {days.map((date) => (
-              <tr key={date.toISOString()} className={sameDay(date, new Date()) ? 'today' : undefined}>
-                <th scope="row">{day(date.toISOString())}</th>
-                {columns.map((t) => (
-                  <td
-                    key={t.id}
-                    data-technician={t.id}
-                    data-day={date.toISOString()}
-                    onDragOver={(e) => e.preventDefault()}
-                    onDrop={(e) => void drop(e, t.id, date)}
-                    aria-label={`${t.name}, ${day(date.toISOString())}`}
-                  >
-                    {cell(t.id, date).map((visit) => (
-                      <VisitCard key={visit.id} visit={visit} customer={byId.get(visit.customerId ?? '')} typeName={typeNames.get(visit.typeId ?? '')} photoLinks={photoLinks} />
-                    ))}
-                  </td>
-                ))}
-              </tr>
-            ))}
-          </tbody>
-        </table>
+      <div className="toolbar filters">
+        <Field label={view === 'day' ? 'Filter by technician or customer' : 'Filter by technician'}>
+          <input type="search" value={filter} onChange={(e) => setFilter(e.target.value)} />
+        </Field>
+        {view === 'day' && (
+          <Field label="Group">
+            <select value={grouping} onChange={(e) => setGrouping(e.target.value as Grouping)}>
+              <option value="none">By technician</option>
+              <option value="zone">By zone</option>
+            </select>
+          </Field>
+        )}
       </div>
+      <Alert message={move.error} />
+      {rows && <DayView rows={rows} customers={customers} typeNames={typeNames} onReassign={reassign} reveal={reveal} />}
+      {filteredWeek && <WeekView rows={filteredWeek} days={days} onOpenDay={openDay} />}
     </section>
   );
 }
 
-function startOfToday(): Date {
-  const now = new Date();
-  return new Date(now.getFullYear(), now.getMonth(), now.getDate());
+function startOfDay(date: Date): Date {
+  return new Date(date.getFullYear(), date.getMonth(), date.getDate());
 }
 
-/** The same time of day on another date (local time). */
-export function onDay(iso: string, date: Date): string {
-  const at = new Date(iso);
-  const moved = new Date(date.getFullYear(), date.getMonth(), date.getDate(), at.getHours(), at.getMinutes(), at.getSeconds());
-  return moved.toISOString();
-}
+const sameDate = (a: Date, b: Date) => startOfDay(a).getTime() === startOfDay(b).getTime();
 
-/** Technicians named by visits but not in the list (e.g. the list was not fetched yet, offline). */
-function unknownTechnicians(visits: BoardVisit[], known: { id: string }[]) {
-  const ids = new Set(known.map((t) => t.id));
-  const missing = [...new Set(visits.flatMap((v) => (v.newTechnicianId && !ids.has(v.newTechnicianId) ? [v.newTechnicianId] : [])))];
-  return missing.map((id) => ({ id, name: `Technician ${id.slice(0, 6)}` }));
-}

@@ -1,24 +1,26 @@
-import { useMemo } from 'react';
-import type { Service } from '../../../shared/index.js';
+import type { ReadingRange, Service } from '../../../shared/index.js';
+import { useRangesFor } from '../../app-kit/chemistry.js';
 import { TrendChart } from '../../app-kit/components/trend-chart.js';
 import { customerAddress, customerName, dateTime, money, readingsOf, visitStatus } from '../../app-kit/format.js';
 import { OfficeCustomerQuotedDocument } from '../graphql/operations.generated.js';
-import { useDoc, useDocs, useGraphQL } from '../../app-kit/hooks.js';
+import { useDoc, useGraphQL } from '../../app-kit/hooks.js';
+import { useCustomerHistory } from '../customer-history.js';
 import { href } from '../../app-kit/route.js';
 
 /**
  * One customer: contact data, pool and bodies of water, tags, the chemistry trend over their
- * visits, visit history, quotes and quoted prices. Everything but the quoted prices (which do not
- * replicate) comes from the replica and updates live.
+ * visits, visit history, quotes and quoted prices. The customer and their recent work come from the
+ * replica and update live; quoted prices (which do not replicate) and work older than the office's
+ * window come from the server.
  */
 export function CustomerScreen({ id }: { id: string }) {
   const local = useDoc('customers', id);
   const server = useGraphQL(OfficeCustomerQuotedDocument, { id }, [id]);
   const fromServer = server.data?.infiniteCustomers.edges[0]?.node;
   const customer = local ?? fromServer;
-  const visits = useDocs('services', { customerId: id }, [id]);
-  const quotes = useDocs('quotes', { customerId: id }, [id]);
-  const history = useMemo(() => (visits ?? []).filter((v) => v.startTime).sort((a, b) => b.startTime!.localeCompare(a.startTime!)), [visits]);
+  // The replica holds the office's window; older visits and quotes come from the server.
+  const { visits: history, quotes } = useCustomerHistory(id);
+  const ranges = useRangesFor(local);
   if (!customer) return <p className="loading">{server.error ?? 'Loading…'}</p>;
   return (
     <section aria-labelledby="customer-title" className="customer">
@@ -89,7 +91,7 @@ export function CustomerScreen({ id }: { id: string }) {
         </div>
         <div>
           <h2>Chemistry trend</h2>
-          <Trends visits={history} />
+          <Trends visits={history} ranges={ranges} />
         </div>
       </div>
       <h2>Visit history</h2>
@@ -110,7 +112,7 @@ export function CustomerScreen({ id }: { id: string }) {
               </td>
               <td>{visitStatus(v)}</td>
               <td>
-                {readingsOf(v.chemicalReadings).map((r) => (
+                {readingsOf(v.chemicalReadings, ranges).map((r) => (
                   <span key={r.field} className={r.outOfRange ? 'reading out-of-range' : 'reading'}>
                     {r.label} {r.value}
                   </span>
@@ -125,7 +127,7 @@ export function CustomerScreen({ id }: { id: string }) {
   );
 }
 
-function Trends({ visits }: { visits: Service[] }) {
+function Trends({ visits, ranges }: { visits: Pick<Service, 'startTime' | 'chemicalReadings'>[]; ranges: Partial<Record<string, ReadingRange>> }) {
   const series = (field: 'freeChlorine' | 'ph' | 'totalAlkalinity') =>
     visits
       .flatMap((v) => (typeof v.chemicalReadings?.[field] === 'number' ? [{ at: v.startTime!, value: v.chemicalReadings[field]! }] : []))
@@ -135,7 +137,7 @@ function Trends({ visits }: { visits: Service[] }) {
   return (
     <div data-testid="trend">
       {charts.map((c) => (
-        <TrendChart key={c.field} field={c.field} points={c.points} />
+        <TrendChart key={c.field} field={c.field} points={c.points} ranges={ranges} />
       ))}
     </div>
   );

@@ -30,6 +30,11 @@ export function QuoteScreen({ id }: { id: string }) {
   if (quote === null) return <p role="alert">This quote is not in the replica.</p>;
 
   const move = (status: QuoteStatus) => action.run(() => api.graphql(OfficeQuoteStatusDocument, { id, status }));
+  const removeUploaded = () =>
+    action.run(async () => {
+      await api.rest('DELETE', `/quotes/${encodeURIComponent(id)}/pdf`);
+      pdf.reload();
+    });
   const upload = () =>
     action.run(async () => {
       const chosen = file.current?.files?.[0];
@@ -105,17 +110,27 @@ export function QuoteScreen({ id }: { id: string }) {
         {QUOTE_TRANSITIONS[quote.status].length === 0 && <span>This quote is final.</span>}
       </div>
       <h2>PDF</h2>
+      {/* Every quote has a PDF: the uploaded one while there is one, else one generated from the quote. */}
       {pdf.data?.quote.pdfUrl ? (
         <p>
           <a href={pdf.data.quote.pdfUrl} target="_blank" rel="noreferrer" data-testid="quote-pdf">
             Open the PDF
-          </a>
+          </a>{' '}
+          <span data-testid="quote-pdf-kind">{quote.pdfKey ? 'Uploaded PDF' : 'Generated from the quote'}</span>
+          {quote.pdfKey && (
+            <>
+              {' '}
+              <button type="button" disabled={action.busy} onClick={() => void removeUploaded()}>
+                Remove the uploaded PDF
+              </button>
+            </>
+          )}
         </p>
       ) : (
-        <p>No PDF yet.</p>
+        <p>{pdf.error ?? 'Loading the PDF link…'}</p>
       )}
       <div className="upload">
-        <Field label="Upload a PDF">
+        <Field label="Upload a PDF (used instead of the generated one)">
           <input ref={file} type="file" accept="application/pdf" />
         </Field>
         <button type="button" disabled={action.busy} onClick={() => void upload()}>

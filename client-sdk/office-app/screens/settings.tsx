@@ -7,8 +7,9 @@ import { dateTime } from '../../app-kit/format.js';
 import { OfficeCreateTokenDocument, OfficeOrganizationDocument, OfficeProfileDocument, OfficeRevokeDocument, OfficeSettingsDocument, OfficeTokensDocument, type OfficeOrganizationQuery, type Role } from '../graphql/operations.generated.js';
 import { useAction, useGraphQL, useSession } from '../../app-kit/hooks.js';
 import { PhoneSignIn } from '../components/phone-sign-in.js';
+import { WaterChemistrySettingsForm } from '../components/water-chemistry-settings.js';
 
-/** The organization's profile, settings and logo, and (for an ADMIN) its technicians' phones and API tokens. */
+/** The organization's profile, settings and logo, its water chemistry, and (for an ADMIN) its technicians' phones and API tokens. */
 type OrganizationAnswer = OfficeOrganizationQuery;
 
 export function SettingsScreen() {
@@ -22,6 +23,7 @@ export function SettingsScreen() {
         <Profile answer={org.data} onSaved={org.reload} />
         <Preferences answer={org.data} onSaved={org.reload} />
       </div>
+      <WaterChemistrySettingsForm />
       {viewer.role === 'ADMIN' ? (
         <>
           <PhoneSignIn />
@@ -96,6 +98,7 @@ function Preferences({ answer, onSaved }: { answer: OrganizationAnswer; onSaved:
     emailReplyTo: s.emailReplyTo ?? '',
     defaultTaxId: s.defaultTaxId ?? '',
   });
+  const [sendVisitReports, setSendVisitReports] = useState(s.sendVisitReports);
   const [saved, setSaved] = useState(false);
   const save = useAction();
   const set = (field: keyof typeof form) => (e: { target: { value: string } }) => {
@@ -104,7 +107,7 @@ function Preferences({ answer, onSaved }: { answer: OrganizationAnswer; onSaved:
   };
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const input = { ...form, invoiceDueDays: Number(form.invoiceDueDays), defaultTaxId: form.defaultTaxId || null, emailReplyTo: form.emailReplyTo || null };
+    const input = { ...form, invoiceDueDays: Number(form.invoiceDueDays), defaultTaxId: form.defaultTaxId || null, emailReplyTo: form.emailReplyTo || null, sendVisitReports };
     const done = await save.run(() => api.graphql(OfficeSettingsDocument, { input }));
     if (done) {
       setSaved(true);
@@ -138,6 +141,16 @@ function Preferences({ answer, onSaved }: { answer: OrganizationAnswer; onSaved:
             </option>
           ))}
         </select>
+      </Field>
+      <Field label="Send each completed visit's report to its customer (email and text, as the customer chose)">
+        <input
+          type="checkbox"
+          checked={sendVisitReports}
+          onChange={(e) => {
+            setSaved(false);
+            setSendVisitReports(e.target.checked);
+          }}
+        />
       </Field>
       <button type="submit" disabled={save.busy}>
         Save settings

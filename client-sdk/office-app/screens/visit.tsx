@@ -1,25 +1,33 @@
 import { Alert } from '../../app-kit/components/alert.js';
 import { Field } from '../../app-kit/components/field.js';
-import { useEffect, useState, type FormEvent } from 'react';
-import type { Service } from '../../../shared/index.js';
-import { customerAddress, customerName, dateTime, readingsOf, visitStatus } from '../../app-kit/format.js';
-import { useAction, useDoc, useDocs, useSession } from '../../app-kit/hooks.js';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { addedChemicals, rangesOf, targetsFor, visitBalance, waterBodyOf, type Customer, type Service } from '../../../shared/index.js';
+import { amountText, useChemistrySettings } from '../../app-kit/chemistry.js';
+import { BalanceSummary, DoseList } from '../../app-kit/components/water-balance.js';
+import { customerAddress, customerName, dateTime, money, readingsOf, visitStatus } from '../../app-kit/format.js';
+import { useAction, useDoc, useDocs, useGraphQL, useSession } from '../../app-kit/hooks.js';
+import { OfficeResendReportDocument, OfficeRevokeReportLinksDocument, OfficeVisitReportDocument } from '../graphql/operations.generated.js';
 import { usePhotoLinks } from '../../app-kit/photo-links.js';
 import { href } from '../../app-kit/route.js';
 import { useTechnicians } from '../technicians.js';
+import { VisitFromServer } from './visit-from-server.js';
 
 /**
- * One visit: readings (out-of-range ones marked), notes, water, photos (full size on click), the
- * stock used on it, and the office's edits (assignment, billing, flag, notes), written to the
- * replica first and synced like a device's.
+ * One visit: readings (marked against the organization's ranges for the customer's water), the
+ * water's balance and the doses it needs (computed with the formula version the visit keeps),
+ * notes, water, photos (full size on click), the chemicals and stock used on it, and the office's
+ * edits (assignment, billing, flag, notes), written to the replica first and synced like a device's.
  */
 export function VisitScreen({ id }: { id: string }) {
   const visit = useDoc('services', id);
   const customer = useDoc('customers', visit?.customerId ?? null);
   const type = useDoc('serviceTypes', visit?.typeId ?? null);
+  const settings = useChemistrySettings();
+  const ranges = useMemo(() => rangesOf(targetsFor(settings, waterBodyOf(customer))), [settings, customer]);
   if (visit === undefined) return <p className="loading">Loading…</p>;
-  if (visit === null) return <p role="alert">This visit is not in the replica (deleted, or not synced yet).</p>;
-  const readings = readingsOf(visit.chemicalReadings);
+  // Not in this browser: older than the office's window, or not synced here yet; the server has it.
+  if (visit === null) return <VisitFromServer id={id} />;
+  const readings = readingsOf(visit.chemicalReadings, ranges);
   return (
     <section aria-labelledby="visit-title" className="visit">
       <p>
@@ -50,6 +58,7 @@ export function VisitScreen({ id }: { id: string }) {
               </tbody>
             </table>
           )}
+          {visit.chemicalReadings && <Balance visit={visit} customer={customer} allInRange={readings.every((r) => !r.outOfRange)} />}
           <h2>Water</h2>
           <dl className="facts">
             <dt>Condition</dt>
@@ -67,6 +76,7 @@ export function VisitScreen({ id }: { id: string }) {
         </div>
         <div>
           <Photos visit={visit} />
+          {visit.endTime && <CustomerReport visit={visit} />}
           <EditVisit visit={visit} />
         </div>
       </div>
@@ -111,21 +121,104 @@ function Photos({ visit }: { visit: Service }) {
   );
 }
 
+const REPORT_STATES: Record<string, string> = {
+  WAITING: 'Waiting: it goes out once the visit has gone a few minutes without a change',
+  QUEUED: 'Sent to the outbox',
+  SKIPPED: 'Not sent',
+};
+
+/**
+ * The report the customer gets of a completed visit: when it went out (the visit's dateEmailed /
+ * dateTexted, from the replica), to whom or why not, and sending it again or withdrawing its links.
+ */
+function CustomerReport({ visit }: { visit: Service }) {
+  const { api } = useSession();
+  const report = useGraphQL(OfficeVisitReportDocument, { id: visit.id }, [visit.id, visit.updatedAt]);
+  const action = useAction();
+  const [revoked, setRevoked] = useState<number | null>(null);
+  const resend = () =>
+    action.run(async () => {
+      await api.graphql(OfficeResendReportDocument, { id: visit.id });
+      report.reload();
+    });
+  const revoke = () =>
+    action.run(async () => {
+      setRevoked((await api.graphql(OfficeRevokeReportLinksDocument, { id: visit.id })).revokeVisitReportLinks);
+      report.reload();
+    });
+  const state = report.data?.visitReport;
+  return (
+    <section aria-labelledby="report-title" data-testid="visit-report">
+      <h2 id="report-title">Report to the customer</h2>
+      <dl className="facts">
+        <dt>Emailed</dt>
+        <dd>{visit.dateEmailed ? dateTime(visit.dateEmailed) : '—'}</dd>
+        <dt>Texted</dt>
+        <dd>{visit.dateTexted ? dateTime(visit.dateTexted) : '—'}</dd>
+        <dt>Report</dt>
+        <dd data-testid="visit-report-state">
+          {!state ? (report.error ?? 'None: it was completed more than a week before it reached the server') : `${REPORT_STATES[state.status]}${state.round > 1 ? ` (sending ${state.round})` : ''}${state.outcome ? `: ${state.outcome}` : ''}`}
+        </dd>
+      </dl>
+      {state?.messages.length ? (
+        <ul className="report-messages">
+          {state.messages.map((m) => (
+            <li key={m.id}>
+              {m.channel === 'EMAIL' ? 'Email' : 'Text'} to {m.recipient}: {m.status.toLowerCase()}
+              {m.sentAt ? ` ${dateTime(m.sentAt)}` : ''}
+              {m.status === 'STORED' ? ' (no sender configured on the server)' : ''}
+              {m.error ? ` (${m.error})` : ''}
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      <div className="actions" role="group" aria-label="Report">
+        <button type="button" disabled={action.busy} onClick={() => void resend()}>
+          Send the report again
+        </button>
+        <button type="button" disabled={action.busy || !state?.links.some((l) => !l.revokedAt)} onClick={() => void revoke()}>
+          Withdraw its links
+        </button>
+      </div>
+      {revoked !== null && <p role="status">{revoked === 1 ? '1 link withdrawn.' : `${revoked} links withdrawn.`}</p>}
+      <Alert message={action.error} />
+    </section>
+  );
+}
+
+/** The balance and the doses the readings call for, from the customer's pool and the organization's settings. */
+function Balance({ visit, customer, allInRange }: { visit: Service; customer: Customer | null | undefined; allInRange: boolean }) {
+  const settings = useChemistrySettings();
+  const balance = useMemo(() => visitBalance(visit, customer, settings), [visit, customer, settings]);
+  return (
+    <section aria-labelledby="balance-title" className="balance-section" data-testid="water-balance">
+      <h2 id="balance-title">Water balance</h2>
+      <BalanceSummary balance={balance} />
+      <DoseList balance={balance} allInRange={allInRange} />
+    </section>
+  );
+}
+
+/** What was added (a dose with its corrections folded in, its suggestion beside it) and its cost. */
 function StockUsed({ visitId }: { visitId: string }) {
   const movements = useDocs('stockMovements', { serviceId: visitId }, [visitId]);
   const items = useDocs('inventoryItems', {}, []);
   const locations = useDocs('inventoryLocations', {}, []);
-  const name = (list: { id: string; name: string }[] | null, id: string) => list?.find((x) => x.id === id)?.name ?? id;
+  const currency = useDocs('organization', {}, [])?.[0]?.currency;
+  const lines = addedChemicals(movements ?? [], items ?? []);
+  const place = (id: string) => locations?.find((l) => l.id === id)?.name ?? id;
   return (
     <>
-      <h2>Stock used</h2>
-      {!movements?.length ? (
+      <h2>Chemicals and stock used</h2>
+      {!lines.length ? (
         <p>None recorded.</p>
       ) : (
         <ul>
-          {movements.map((m) => (
-            <li key={m.id}>
-              {-m.delta} × {name(items, m.itemId)} from {name(locations, m.locationId)}
+          {lines.map((line) => (
+            <li key={line.movementId}>
+              {line.quantity} × {line.itemName} from {place(line.locationId)}
+              {line.suggestedAmount != null && line.suggestedUnit && <span className="hint"> · suggested {amountText(line.suggestedAmount, line.suggestedUnit)} (formulas v{line.formulaVersion})</span>}
+              {line.cost != null && <span className="hint"> · cost {money(line.cost, currency)}</span>}
             </li>
           ))}
         </ul>

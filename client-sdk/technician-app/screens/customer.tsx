@@ -1,3 +1,4 @@
+import { useRangesFor } from '../../app-kit/chemistry.js';
 import { TrendChart } from '../../app-kit/components/trend-chart.js';
 import { customerAddress, customerName, day, readingsOf } from '../../app-kit/format.js';
 import { useDoc } from '../../app-kit/hooks.js';
@@ -11,6 +12,7 @@ import { useCustomerHistory } from '../data.js';
 export function CustomerScreen({ id }: { id: string }) {
   const customer = useDoc('customers', id);
   const history = useCustomerHistory(id);
+  const ranges = useRangesFor(customer);
   if (customer === undefined) return <p className="loading">Loading…</p>;
   if (customer === null) return <p className="empty">This customer is not on this phone.</p>;
   const address = customerAddress(customer);
@@ -64,13 +66,13 @@ export function CustomerScreen({ id }: { id: string }) {
         <p className="empty">No readings on this phone yet.</p>
       ) : (
         <>
-          <TrendChart field="freeChlorine" points={points('freeChlorine')} />
-          <TrendChart field="ph" points={points('ph')} />
+          <TrendChart field="freeChlorine" points={points('freeChlorine')} ranges={ranges} />
+          <TrendChart field="ph" points={points('ph')} ranges={ranges} />
           <ul className="history">
             {recent.map((v) => (
               <li key={v.id}>
                 <a href={href('visit', v.id)}>{day(v.startTime)}</a>{' '}
-                {readingsOf(v.chemicalReadings)
+                {readingsOf(v.chemicalReadings, ranges)
                   .map((r) => `${r.label} ${r.value}${r.outOfRange ? ' (!)' : ''}`)
                   .join(', ')}
               </li>

@@ -1,4 +1,5 @@
 import { useEffect, useState } from 'react';
+import { UnsyncedRiskSetting } from '../../app-kit/components/unsynced-risk-setting.js';
 import { dateTime } from '../../app-kit/format.js';
 import { useObservable, useSession } from '../../app-kit/hooks.js';
 import { useNotices } from '../notices.js';
@@ -76,6 +77,7 @@ export function SyncScreen({ onSignOut }: { onSignOut: () => void }) {
       <p>
         Signed in as {viewer.user.name}, {viewer.organization.name}.
       </p>
+      <UnsyncedRiskSetting app="tech" />
       <button type="button" onClick={onSignOut}>
         Sign out
       </button>

@@ -1,16 +1,25 @@
 import { useRef } from 'react';
 import { customerAddress, customerName, time, visitStatus } from '../../app-kit/format.js';
-import { useDocs } from '../../app-kit/hooks.js';
+import { useDocs, useObservable, useSession } from '../../app-kit/hooks.js';
 import { href, navigate } from '../../app-kit/route.js';
 import { localDay, shiftDay, useDayVisits } from '../data.js';
 
 /**
  * The day's route: the technician's visits in time order, each with its customer, address, body
  * of water and status; one tap opens the visit. Yesterday and tomorrow are a tap or a swipe away.
+ * On a new phone the route shows as soon as the first sync's `today` band is in (README, Sync,
+ * "Today's route first"), while the rest of the technician's work still arrives.
  */
 export function TodayScreen({ day }: { day: string | null }) {
   const shown = day ?? localDay();
-  const visits = useDayVisits(shown);
+  const { client } = useSession();
+  const status = useObservable(() => client.sync.status$, null, [client]);
+  // Which band holds the day shown: today's comes first, this week's next, the rest last.
+  const band = shown === localDay() ? 'today' : 'week';
+  const arrived = status ? status.firstSyncDone || status.ready.includes(band) : false;
+  const dayVisits = useDayVisits(shown);
+  // An empty day on a phone whose first sync has not brought it yet is not a day off.
+  const visits = dayVisits?.length === 0 && !arrived ? null : dayVisits;
   const customerIds = [...new Set((visits ?? []).flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort();
   const customers = useDocs('customers', { id: { $in: customerIds } }, [customerIds.join()]);
   const byId = new Map((customers ?? []).map((c) => [c.id, c]));
@@ -38,7 +47,9 @@ export function TodayScreen({ day }: { day: string | null }) {
         </button>
       </div>
       {visits === null ? (
-        <p className="loading">Loading the route…</p>
+        <p className="loading" role="status">
+          {status && !arrived ? 'Bringing your route to this phone…' : 'Loading the route…'}
+        </p>
       ) : visits.length === 0 ? (
         <p className="empty">No visits on this day.</p>
       ) : (
@@ -46,6 +57,11 @@ export function TodayScreen({ day }: { day: string | null }) {
           <p className="summary" data-testid="route-summary">
             {visits.length} visit{visits.length === 1 ? '' : 's'}, {done} done
           </p>
+          {status && !status.firstSyncDone && (
+            <p className="arriving" role="status" data-testid="history-arriving">
+              Earlier visits and the rest of your customers are still arriving.
+            </p>
+          )}
           <ol className="route">
             {visits.map((visit) => {
               const customer = visit.customerId ? byId.get(visit.customerId) : undefined;

@@ -1,17 +1,21 @@
-import { useEffect, useState, type FormEvent } from 'react';
+import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { ChemicalReadingShape, rangesOf, targetsFor, waterBodyOf, type Customer } from '../../../shared/index.js';
+import { useChemistrySettings } from '../../app-kit/chemistry.js';
 import { Alert } from '../../app-kit/components/alert.js';
 import { Field } from '../../app-kit/components/field.js';
-import { customerAddress, customerName, dateTime, READING_RANGES, time, visitStatus, type ChemicalReading } from '../../app-kit/format.js';
+import { customerAddress, customerName, dateTime, time, visitStatus, type ChemicalReading } from '../../app-kit/format.js';
 import { useAction, useDoc, useSession } from '../../app-kit/hooks.js';
 import { href } from '../../app-kit/route.js';
 import { ChemicalsUsed } from '../components/chemicals-used.js';
 import { VisitPhotos } from '../components/visit-photos.js';
+import { WaterBalancePanel } from '../components/water-balance.js';
 import { useCustomerHistory, type Visit } from '../data.js';
 
 /**
- * One visit, the way a technician works it: start, readings (each flagged when out of range, the
- * last visit's beside it), water, notes, photos, chemicals used; complete. Everything is written to
- * the phone first and syncs when it can.
+ * One visit, the way a technician works it: start, readings (each flagged when outside the
+ * organization's range for this water, the last visit's beside it) with the water's balance and
+ * what to add as they are typed, water, notes, photos, chemicals used; complete. Everything is
+ * written to the phone first and syncs when it can.
  */
 export function VisitScreen({ id }: { id: string }) {
   const visit = useDoc('services', id);
@@ -43,7 +47,7 @@ export function VisitScreen({ id }: { id: string }) {
         {status === 'done' && <span>Completed at {time(visit.endTime)}</span>}
       </div>
       <Alert message={action.error} />
-      <ReadingsForm visit={visit} />
+      <ReadingsForm visit={visit} customer={customer} />
       <VisitPhotos visit={visit} />
       <ChemicalsUsed visit={visit} />
       {customer && (
@@ -75,16 +79,28 @@ const WATER_LEVELS = ['LOW', 'NORMAL', 'HIGH'];
 
 type Form = Record<ReadingField | 'waterCondition' | 'waterLevel' | 'notes', string>;
 
+/** The readings typed so far, as numbers (a field left empty, or not yet a number, is not measured). */
+function typedReadings(form: Form): Partial<ChemicalReading> {
+  const readings: Partial<Record<ReadingField, number>> = {};
+  for (const { field } of READINGS) {
+    const value = form[field].trim() === '' ? NaN : Number(form[field]);
+    if (Number.isFinite(value)) readings[field] = value;
+  }
+  return readings;
+}
+
 function formOf(visit: Visit): Form {
   const readings = visit.chemicalReadings;
   const values = Object.fromEntries(READINGS.map(({ field }) => [field, readings?.[field] == null ? '' : String(readings[field])]));
   return { ...(values as Record<ReadingField, string>), waterCondition: visit.waterCondition ?? '', waterLevel: visit.waterLevel ?? '', notes: visit.notes ?? '' };
 }
 
-/** Readings, water and notes: typed freely, saved to the phone at once. */
-function ReadingsForm({ visit }: { visit: Visit }) {
+/** Readings, water and notes: typed freely, saved to the phone at once; the balance follows as they are typed. */
+function ReadingsForm({ visit, customer }: { visit: Visit; customer: Customer | null | undefined }) {
   const { client } = useSession();
   const history = useCustomerHistory(visit.customerId);
+  const settings = useChemistrySettings();
+  const ranges = useMemo(() => rangesOf(targetsFor(settings, waterBodyOf(customer))), [settings, customer]);
   const last = history.find((v) => v.id !== visit.id && v.chemicalReadings && (v.startTime ?? '') < (visit.startTime ?? '\uffff'));
   const [form, setForm] = useState(() => formOf(visit));
   const [dirty, setDirty] = useState(false);
@@ -98,11 +114,15 @@ function ReadingsForm({ visit }: { visit: Visit }) {
     setSaved(false);
     setForm({ ...form, [field]: e.target.value });
   };
-  async function submit(event: FormEvent) {
-    event.preventDefault();
+  const typed = useMemo(() => typedReadings(form), [form]);
+  /** Saves what is typed; false when it cannot be (a value that is not a number, or one a test kit cannot show). */
+  async function store(): Promise<boolean> {
     const readings = Object.fromEntries(READINGS.map(({ field }) => [field, form[field].trim() === '' ? null : Number(form[field])]));
     const bad = READINGS.find(({ field }) => readings[field] !== null && !Number.isFinite(readings[field]));
-    if (bad) return save.setError(`${bad.label} must be a number.`);
+    if (bad) {
+      save.setError(`${bad.label} must be a number.`);
+      return false;
+    }
     const done = await save.run(() =>
       client.updateVisit(visit.id, {
         readings: { ...readings, takenAt: new Date().toISOString() },
@@ -111,24 +131,30 @@ function ReadingsForm({ visit }: { visit: Visit }) {
         notes: form.notes || null,
       }),
     );
-    if (done) {
-      setDirty(false);
-      setSaved(true);
-    }
+    if (!done) return false;
+    setDirty(false);
+    setSaved(true);
+    return true;
+  }
+  async function submit(event: FormEvent) {
+    event.preventDefault();
+    await store();
   }
   return (
     <form className="card readings" onSubmit={submit} aria-labelledby="readings-title">
       <h2 id="readings-title">Readings</h2>
       <div className="reading-grid">
         {READINGS.map(({ field, label, unit, step }) => {
-          const range = READING_RANGES[field];
+          const range = ranges[field];
           const value = form[field].trim() === '' ? null : Number(form[field]);
           const out = range && value !== null && Number.isFinite(value) && (value < range.min || value > range.max);
           const previous = last?.chemicalReadings?.[field];
+          // What a test kit can show (the shared definition): the phone refuses anything else too.
+          const bounds = ChemicalReadingShape.fields[field].meta.bounds;
           return (
             <div key={field} className={`reading${out ? ' out-of-range' : ''}`}>
               <Field label={`${label}${unit ? ` (${unit})` : ''}`}>
-                <input type="number" inputMode="decimal" step={step} min="0" value={form[field]} onChange={set(field)} aria-invalid={out || undefined} />
+                <input type="number" inputMode="decimal" step={step} min={bounds?.min} max={bounds?.max} value={form[field]} onChange={set(field)} aria-invalid={out || undefined} />
               </Field>
               <span className="reading-help">
                 {range && `${range.min}–${range.max}`}
@@ -139,6 +165,7 @@ function ReadingsForm({ visit }: { visit: Visit }) {
           );
         })}
       </div>
+      <WaterBalancePanel visit={visit} customer={customer} readings={typed} beforeBooking={() => (dirty ? store() : Promise.resolve(true))} />
       <ChoiceField label="Water condition" choices={WATER_CONDITIONS} value={form.waterCondition} onChange={set('waterCondition')} />
       <ChoiceField label="Water level" choices={WATER_LEVELS} value={form.waterLevel} onChange={set('waterLevel')} />
       <Field label="Notes">

@@ -1,10 +1,10 @@
 import { createHash } from 'node:crypto';
 import { z } from 'zod';
-import { errors } from '../../../shared/index.js';
+import { errors, idValidator } from '../../../shared/index.js';
 import type { ItemError } from '../../storage/bulk-operations.js';
 import type { Queryable } from '../../storage/db.js';
 import type { SortKey } from '../../storage/lists/keyset.js';
-import type { OutboxMessage } from '../../storage/outbox.js';
+import type { NewMessage } from '../../storage/outbox.js';
 import type { CsvColumn } from '../csv.js';
 
 /**
@@ -23,7 +23,7 @@ export interface ChunkEnv {
   orgId: string;
   operationId: string;
   /** Puts messages in the outbox, in this chunk's transaction (the worker decides their status). */
-  addMessages(messages: Omit<OutboxMessage, 'createdAt' | 'sentAt' | 'error' | 'status'>[]): Promise<void>;
+  addMessages(messages: Omit<NewMessage, 'status'>[]): Promise<void>;
 }
 
 export interface ChunkedKind<P = unknown, I = unknown> {
@@ -61,7 +61,7 @@ export function defineKind<P, I>(definition: KindDefinition<P, I>): KindDefiniti
 export type IdsPayload = { ids: string[] };
 export const idsOf = (payload: IdsPayload) => payload.ids;
 
-export const ids = z.array(z.string().min(1).max(128)).min(1).max(MAX_BULK_ITEMS);
+export const ids = z.array(idValidator()).min(1).max(MAX_BULK_ITEMS);
 
 export interface IdTable {
   existingIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Set<string>>;

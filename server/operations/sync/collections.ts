@@ -15,6 +15,7 @@ import {
   type RecordOf,
   type ResourceDef,
   type Role,
+  versionToKeep,
 } from '../../../shared/index.js';
 import { appointments } from '../../storage/appointments.js';
 import { customers } from '../../storage/customers.js';
@@ -131,7 +132,13 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
     // A technician's new visit is theirs unless it names someone (as createService does).
     async onInsert(ctx, _tx, doc) {
       const own = ctx.viewer.role === 'TECHNICIAN' ? ctx.viewer.userId : null;
-      return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, dateEmailed: null, dateTexted: null, createdById: ctx.viewer.userId };
+      const chemistryVersion = versionToKeep(doc.chemicalReadings, doc.chemistryVersion);
+      return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, chemistryVersion, dateEmailed: null, dateTexted: null, createdById: ctx.viewer.userId };
+    },
+    // Readings from a client that stamps no formula version (a stock RxDB client) keep the current one.
+    async onUpdate(_ctx, _tx, merged) {
+      const chemistryVersion = versionToKeep(merged.chemicalReadings, merged.chemistryVersion);
+      return chemistryVersion === merged.chemistryVersion ? merged : { ...merged, chemistryVersion };
     },
   }),
   collection(quoteResource, quoteHooks),

@@ -1,4 +1,5 @@
-import { scopeFor } from '../../../shared/index.js';
+import { audienceOf, type CollectionName } from '../../../shared/index.js';
+import { readBandPage, type BandRange } from '../../storage/band-feed.js';
 import { feedHead, feedIdsAfter, readFeedPage, type FeedPage } from '../../storage/change-feed.js';
 import type { Queryable } from '../../storage/db.js';
 import { readScopePage, scopeEntriesAfter, scopeHead } from '../../storage/scope-feed.js';
@@ -7,32 +8,42 @@ import type { SyncCollection } from './collections.js';
 
 /**
  * The feed of a collection as one device sees it: the table's own change feed for a device that
- * holds the whole collection (the office, and every device for the catalog), or the technician's
- * own feed where their scope is narrower (shared/sync/scopes.ts). Pull, push and the live stream
- * read a device's feed through this, never through a role check of their own.
+ * holds the whole collection (every device for the catalog), or the scope's own feed where the
+ * device's scope is narrower (shared/sync/scopes.ts): a technician's, or the office's one shared
+ * feed. Pull, push and the live stream read a device's feed through this, never through a role
+ * check of their own.
  */
 export interface DeviceFeed {
-  /** Whether this feed is the technician's own (entries of held and departed rows) rather than the table's. */
+  /** Whether this feed is a scope's own (entries of held and departed rows) rather than the table's. */
   readonly scoped: boolean;
+  /** Whose entries it reads in `scope_rows` (a technician's id, or the office's), or null for the table. */
+  readonly audience: string | null;
   page(q: Queryable, afterSeq: number, limit: number): Promise<FeedPage>;
+  /** A page of a priority band of this feed (shared/sync/priorities.ts). */
+  band(q: Queryable, afterSeq: number, limit: number, range: BandRange): Promise<FeedPage>;
   head(q: Queryable): Promise<number>;
   /** What lies after a position: each row and whether the device holds it there (a departure does not). */
   entriesAfter(q: Queryable, afterSeq: number, limit: number): Promise<{ id: string; seq: number; present: boolean }[]>;
 }
 
 export function deviceFeed(viewer: Viewer, collection: SyncCollection): DeviceFeed {
-  const { orgId, userId } = viewer;
-  if (scopeFor(viewer.role, collection.name)) {
+  const { orgId } = viewer;
+  const audience = audienceOf(viewer, collection.name);
+  if (audience) {
     return {
       scoped: true,
-      page: (q, after, limit) => readScopePage(q, collection.table, orgId, userId, collection.name, after, limit),
-      head: (q) => scopeHead(q, orgId, userId, collection.name),
-      entriesAfter: (q, after, limit) => scopeEntriesAfter(q, orgId, userId, collection.name, after, limit),
+      audience,
+      page: (q, after, limit) => readScopePage(q, collection.table, orgId, audience, collection.name, after, limit),
+      band: (q, after, limit, range) => readBandPage(q, collection.table, { audience }, orgId, collection.name as CollectionName, after, limit, range),
+      head: (q) => scopeHead(q, orgId, audience, collection.name),
+      entriesAfter: (q, after, limit) => scopeEntriesAfter(q, orgId, audience, collection.name, after, limit),
     };
   }
   return {
     scoped: false,
+    audience: null,
     page: (q, after, limit) => readFeedPage(q, collection.table, orgId, after, limit),
+    band: (q, after, limit, range) => readBandPage(q, collection.table, 'table', orgId, collection.name as CollectionName, after, limit, range),
     head: (q) => feedHead(q, collection.table, orgId),
     entriesAfter: async (q, after, limit) => (await feedIdsAfter(q, collection.table, orgId, after, limit)).map((r) => ({ ...r, present: true })),
   };

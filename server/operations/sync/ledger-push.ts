@@ -20,7 +20,7 @@ export async function applyMovement(run: PushRun, row: Row, doc: Doc, deleted: b
   }
   if (deleted) return { id };
   // parseDocument checked `doc` against the stock movement resource: these fields are as declared.
-  const sent = doc as Doc & Pick<StockMovement, 'itemId' | 'locationId' | 'delta' | 'reason'> & Partial<Pick<StockMovement, 'toLocationId' | 'serviceId' | 'note'>>;
+  const sent = doc as Doc & Pick<StockMovement, 'itemId' | 'locationId' | 'delta' | 'reason'> & Partial<Pick<StockMovement, 'toLocationId' | 'serviceId' | 'note' | 'dose'>>;
   const orgId = run.ctx.viewer.orgId;
   if (!(await inventoryItems.findById(run.tx, orgId, sent.itemId))) return refuse(`item ${sent.itemId} was not found`);
   for (const location of [sent.locationId, sent.toLocationId ?? null].filter((l) => l !== null)) {
@@ -36,6 +36,7 @@ export async function applyMovement(run: PushRun, row: Row, doc: Doc, deleted: b
     reason: sent.reason,
     serviceId: sent.serviceId ?? null,
     note: sent.note ?? null,
+    dose: sent.dose ?? null,
     createdById: run.ctx.viewer.userId,
   });
   // Its levels and item changed too (other rows of the feed): `deviceHolds` stays unset, so the

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { idValidator } from '../../../shared/index.js';
 import { conflictPage, quarantinePage, SYNC_LOG_SORT, type ConflictEntry, type QuarantineEntry } from '../../storage/sync-log.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { parseInput } from '../input.js';
@@ -8,7 +9,7 @@ import { listTag, pageWindow, toConnection, type Connection, type PageArgs } fro
 const ConflictFilterInput = z
   .strictObject({
     collection: z.string().max(50).nullish(),
-    documentId: z.string().max(128).nullish(),
+    documentId: idValidator().nullish(),
     field: z.string().max(100).nullish(),
     since: z.iso.datetime({ offset: true }).nullish(),
   })

@@ -1,4 +1,4 @@
-import { PullQuery } from '../../../shared/index.js';
+import { BAND_COLLECTIONS, errors, PullQuery } from '../../../shared/index.js';
 import type { OperationContext } from '../context.js';
 import { parseInput } from '../input.js';
 import { syncCollection } from './collections.js';
@@ -33,11 +33,18 @@ export function pullResponseParts(result: PullResult): Buffer[] {
 export async function pull(
   ctx: OperationContext,
   name: string,
-  raw: { checkpoint?: unknown; limit?: unknown },
+  raw: { checkpoint?: unknown; limit?: unknown; from?: unknown; to?: unknown },
 ): Promise<PullResult> {
   const collection = syncCollection(name);
-  const { checkpoint, limit } = parseInput(PullQuery, { checkpoint: raw.checkpoint ?? undefined, limit: raw.limit ?? undefined });
-  const page = await deviceFeed(ctx.viewer, collection).page(ctx.db, checkpoint, limit);
+  const { checkpoint, limit, from, to } = parseInput(PullQuery, { checkpoint: raw.checkpoint ?? undefined, limit: raw.limit ?? undefined, from: raw.from ?? undefined, to: raw.to ?? undefined });
+  const feed = deviceFeed(ctx.viewer, collection);
+  if (from !== undefined && to !== undefined) {
+    if (!Object.hasOwn(BAND_COLLECTIONS, name)) throw errors.badInput(`${name} has no priority band: pull it without from and to`);
+    // A band's page continues the band, never the feed: it moves no checkpoint of the device's.
+    const page = await feed.band(ctx.db, checkpoint, limit, { from, to });
+    return { documents: page.documents, count: page.count, checkpoint: { seq: page.lastSeq ?? checkpoint } };
+  }
+  const page = await feed.page(ctx.db, checkpoint, limit);
   const last = page.lastSeq ?? checkpoint;
   // A page that reached the end of the feed has seen everything up to its head.
   return { documents: page.documents, count: page.count, checkpoint: { seq: page.count < limit ? Math.max(last, page.head) : last } };

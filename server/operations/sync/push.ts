@@ -13,7 +13,8 @@ import { parseDocument, toDocument } from './documents.js';
 import { applyMovement } from './ledger-push.js';
 import { deviceCopyDiffers, differsForDevice, mergeDocument, sameValue, type Doc } from './merge.js';
 import { logClashes, PendingWrites } from './pending-writes.js';
-import { effectiveBase, foldResults, mentionedChangeIds, PushRows, rowId, type PushOutcome, type PushRun, type Row, type RowResult } from './push-run.js';
+import { effectiveBase, foldResults, mentionedChangeIds, rowId, type PushOutcome, type PushRun, type Row, type RowResult } from './push-run.js';
+import { canLookUp, keepableDocument, quarantineIdOf, screenPush } from './push-screen.js';
 import { References } from './references.js';
 
 export { MAX_PUSH_ROWS, type PushOutcome, type Refusal } from './push-run.js';
@@ -27,7 +28,8 @@ export { MAX_PUSH_ROWS, type PushOutcome, type Refusal } from './push-run.js';
  * merged into something other than what was sent, rows refused (read-only collection, wrong
  * role), and rows quarantined (answered with a tombstone so the device stops retrying). A row
  * whose change id the server has a receipt for was applied before: it changes nothing and is
- * answered again.
+ * answered again. A row that cannot be applied at all (push-screen.ts: nested too deep, malformed,
+ * an id breaking the rule) is refused or quarantined alone before anything reads it.
  *
  * `checkpoint`, when the device sends it, is its pull position in this collection; the outcome
  * then says whether it may move past the push's own writes without pulling them (see
@@ -35,16 +37,16 @@ export { MAX_PUSH_ROWS, type PushOutcome, type Refusal } from './push-run.js';
  */
 export async function push(ctx: OperationContext, name: string, raw: unknown, checkpoint?: unknown): Promise<PushOutcome> {
   const collection = syncCollection(name);
-  const rows = parseInput(PushRows, raw);
+  const { rows, problems } = screenPush(raw);
   const since = parseInput(PushCheckpoint, checkpoint);
   if (!rows.length) return { conflicts: [], refused: [], quarantined: [], written: 0, checkpoint: null };
   try {
-    return await ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, since, false));
+    return await ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, problems, since, false));
   } catch (error) {
     if (!isDatabaseError(error)) throw error;
     // A database error in the fast path (writes batched, no savepoints) rolled everything back.
     // Redo row by row behind savepoints, so the one bad row is refused and the rest apply.
-    return ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, since, true));
+    return ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, problems, since, true));
   }
 }
 
@@ -61,14 +63,23 @@ function isDatabaseError(error: unknown): boolean {
  * folded into the answer at the end. `careful`: each row behind a savepoint, its writes flushed
  * before the next, so a database error refuses that row alone.
  */
-async function applyBatch(ctx: OperationContext, tx: Queryable, collection: SyncCollection, rows: Row[], since: number | undefined, careful: boolean): Promise<PushOutcome> {
+async function applyBatch(
+  ctx: OperationContext,
+  tx: Queryable,
+  collection: SyncCollection,
+  rows: Row[],
+  problems: ReadonlyMap<Row, string>,
+  since: number | undefined,
+  careful: boolean,
+): Promise<PushOutcome> {
   const orgId = ctx.viewer.orgId;
   const feed = deviceFeed(ctx.viewer, collection);
+  const sound = rows.filter((r) => !problems.has(r));
   await lockOrganizationFeed(tx, orgId);
   const head = since === undefined ? null : await feed.head(tx);
-  const masters = await lockDocuments<Doc>(tx, collection.table, orgId, [...new Set(rows.map(rowId))]);
-  const run: PushRun = { ctx, tx, collection, masters, applied: await appliedChanges(tx, orgId, mentionedChangeIds(rows)), refs: new References(tx, orgId) };
-  for (const ref of collection.references) await run.refs.prefetch(ref.table, rows.map((r) => r.newDocumentState[ref.field]));
+  const masters = await lockDocuments<Doc>(tx, collection.table, orgId, [...new Set(rows.map(rowId).filter(canLookUp))]);
+  const run: PushRun = { ctx, tx, collection, masters, applied: await appliedChanges(tx, orgId, mentionedChangeIds(sound)), refs: new References(tx, orgId) };
+  for (const ref of collection.references) await run.refs.prefetch(ref.table, sound.map((r) => r.newDocumentState[ref.field]));
 
   const results: RowResult[] = [];
   const writes = new PendingWrites();
@@ -79,6 +90,11 @@ async function applyBatch(ctx: OperationContext, tx: Queryable, collection: Sync
   };
   for (const row of rows) {
     if (writes.has(rowId(row))) settle(await writes.flush(run));
+    const problem = problems.get(row);
+    if (problem) {
+      settle([await refuseOrQuarantine(run, row, problem)]);
+      continue;
+    }
     if (row.changeId && run.applied.has(row.changeId)) {
       settle([answerRepeat(run, row)]);
       continue;
@@ -101,8 +117,8 @@ async function applyBatch(ctx: OperationContext, tx: Queryable, collection: Sync
   }
   settle(await writes.flush(run));
   await logClashes(ctx, tx, collection, results.flatMap((r) => (r.clashes ?? []).map((clash) => ({ documentId: r.id, clash }))));
-  await recordChanges(tx, orgId, rows.flatMap((r) => (r.changeId && !run.applied.has(r.changeId) ? [r.changeId] : [])));
-  if (feed.scoped) await leaveAgain(tx, orgId, ctx.viewer.userId, collection.name, collection.resource.table, rows.map(rowId));
+  await recordChanges(tx, orgId, sound.flatMap((r) => (r.changeId && !run.applied.has(r.changeId) ? [r.changeId] : [])));
+  if (feed.audience) await leaveAgain(tx, orgId, feed.audience, collection.name, collection.resource.table, sound.map(rowId));
   const { holding, ...outcome } = foldResults(results);
   const headBefore = head !== null && head === since ? head : null;
   return { ...outcome, checkpoint: await checkpointPastOwnWrites(run, feed, headBefore, holding) };
@@ -142,7 +158,8 @@ async function applyRow(run: PushRun, row: Row, writes: PendingWrites): Promise<
     return refuseOrQuarantine(run, row, `${collection.name} is read-only for ${ctx.viewer.role}`);
   }
   const parsed = parseDocument(collection.resource, row.newDocumentState);
-  if (!parsed.ok) return refuseOrQuarantine(run, row, parsed.reason);
+  // An invalid change (a pH of 15 queued by an older app) is kept whole, even over a server state.
+  if (!parsed.ok) return refuseOrQuarantine(run, row, parsed.reason, { keep: true });
   if (collection.kind === 'ledger') return applyMovement(run, row, parsed.doc, parsed.deleted, (reason) => refuseOrQuarantine(run, row, reason));
   if (!master) return insertRow(run, row, parsed.doc, parsed.deleted, writes);
   const reason = collection.refuse?.(ctx, master.record);
@@ -197,19 +214,25 @@ async function requireReferences(run: PushRun, doc: Doc, master: Doc | null): Pr
 
 /**
  * A row that cannot be applied. With a server state the device is answered with it (and
- * converges); without one, the document is quarantined and answered with a tombstone.
+ * converges); without one, the document is quarantined and answered with a tombstone. `keep`: the
+ * document is quarantined even when refused over a server state (an invalid change: what the
+ * technician typed stays readable to the office, nothing is lost).
  */
-async function refuseOrQuarantine(run: PushRun, row: Row, reason: string): Promise<RowResult> {
+async function refuseOrQuarantine(run: PushRun, row: Row, reason: string, { keep = false }: { keep?: boolean } = {}): Promise<RowResult> {
   const id = rowId(row);
   const master = run.masters.get(id);
-  if (master) return { id, refused: reason, answer: toDocument(master.record, master.deleted) };
+  if (master && !keep) return { id, refused: reason, answer: toDocument(master.record, master.deleted) };
+  // Kept as far as it can be stored: filed under a digest when its id breaks the rule, and as its
+  // id alone when it nests too deep to handle (the reason says so).
+  const document = keepableDocument(row.newDocumentState);
   await quarantine(run.tx, run.ctx.viewer.orgId, {
     id: newId(),
     collection: run.collection.name,
-    documentId: id,
-    document: row.newDocumentState,
+    documentId: quarantineIdOf(id),
+    document,
     reason,
     pushedBy: run.ctx.viewer.userId,
   });
-  return { id, quarantined: reason, answer: { ...row.newDocumentState, _deleted: true } };
+  if (master) return { id, refused: reason, answer: toDocument(master.record, master.deleted) };
+  return { id, quarantined: reason, answer: { ...document, _deleted: true } };
 }

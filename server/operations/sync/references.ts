@@ -1,3 +1,4 @@
+import { isValidId } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
 
 /** What a reference check needs of a table (any resource's record table has it). */
@@ -18,8 +19,9 @@ export class References {
     private readonly orgId: string,
   ) {}
 
+  /** Only ids by the rule are looked for: anything else fails validation and is never asked about. */
   async prefetch(table: ReferencedTable, ids: readonly unknown[]): Promise<void> {
-    const wanted = [...new Set(ids.filter((id): id is string => typeof id === 'string'))];
+    const wanted = [...new Set(ids.filter(isValidId))];
     if (!wanted.length) return;
     const name = table.resource.table;
     const { rows } = await this.tx.query<{ id: string }>(

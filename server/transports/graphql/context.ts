@@ -1,4 +1,5 @@
 import type { OperationContext } from '../../operations/context.js';
+import type { GeneratedPdfRef } from '../http/file-links.js';
 import { createLoaders, type Loaders } from './loaders.js';
 
 /** The GraphQL context: the operation context plus this request's batch loaders. */
@@ -6,12 +7,22 @@ export type GraphQLContext = OperationContext & {
   loaders: Loaders;
   /** A signed, expiring link to a stored file, pointing at the host the client called. */
   fileUrl: (key: string) => string;
+  /** The same for a quote's generated PDF (made when the link is first fetched). */
+  quotePdfUrl: (pdf: GeneratedPdfRef) => string;
   /** Tells the bulk worker a job was queued (so it need not wait for its next poll). */
   bulkStarted?: () => void;
+  /** True when the whole request runs in one transaction (ctx.db is bound to it): see atomic-mutations.ts. */
+  inRequestTransaction?: boolean;
 };
 
-export function graphqlContext(ctx: OperationContext, fileUrl: (key: string) => string, bulkStarted?: () => void): GraphQLContext {
-  return { ...ctx, loaders: createLoaders(ctx), fileUrl, bulkStarted };
+/** What links in answers are made with, bound to the request's host. */
+export interface LinkMakers {
+  file: (key: string) => string;
+  quotePdf: (pdf: GeneratedPdfRef) => string;
+}
+
+export function graphqlContext(ctx: OperationContext, links: LinkMakers, bulkStarted?: () => void, inRequestTransaction = false): GraphQLContext {
+  return { ...ctx, loaders: createLoaders(ctx), fileUrl: links.file, quotePdfUrl: links.quotePdf, bulkStarted, inRequestTransaction };
 }
 
 /** A resolver map for one module (typed loosely: graphql-js checks shapes at run time). */

@@ -2,15 +2,18 @@ import type { RequestHandler } from 'express';
 import { getOperationAST, type GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Logger } from 'pino';
+import { doOnce } from '../../operations/idempotency.js';
+import type { OperationContext } from '../../operations/context.js';
 import { formatGraphQLError, kindOfStatus } from '../errors.js';
 import { contextOf } from '../http/request-context.js';
-import { graphqlContext, type GraphQLContext } from './context.js';
-import { limitRules, type GraphQLLimits } from './limits.js';
+import { graphqlContext, type GraphQLContext, type LinkMakers } from './context.js';
+import { keepable, mutationRequestHash, withoutData, type StoredGraphQLAnswer } from './idempotent.js';
+import { limitRules, parseWithinNesting, type GraphQLLimits } from './limits.js';
 
 export interface GraphQLHandlerOptions {
   schema: GraphQLSchema;
   logger: Logger;
-  fileUrls: (req: import('express').Request) => (key: string) => string;
+  fileUrls: (req: import('express').Request) => LinkMakers;
   limits: GraphQLLimits;
   /** Told of every executed operation (for /metrics). */
   onOperation?: (name: string | undefined, type: string, failed: boolean) => void;
@@ -23,9 +26,13 @@ export interface GraphQLHandlerOptions {
  * size limit, so graphql-http parses JSON and negotiates media types exactly as its spec says.
  */
 export function graphqlHandler({ schema, logger, fileUrls, limits, onOperation, bulkStarted }: GraphQLHandlerOptions): RequestHandler {
-  const handle = createHandler<import('express').Request, undefined, GraphQLContext>({
+  const handle = createHandler<import('express').Request, InTransaction | undefined, GraphQLContext>({
     schema,
-    context: (req) => graphqlContext(contextOf(req.raw), fileUrls(req.raw), bulkStarted),
+    parse: parseWithinNesting,
+    context: (req) =>
+      req.context
+        ? graphqlContext(req.context.ctx, fileUrls(req.raw), req.context.bulkStarted, true)
+        : graphqlContext(contextOf(req.raw), fileUrls(req.raw), bulkStarted),
     validationRules: (_req, args, specifiedRules) => [...specifiedRules, ...limitRules(limits, args.variableValues ?? undefined)],
     onOperation: (_req, args, result) => {
       const operation = getOperationAST(args.document, args.operationName);
@@ -35,22 +42,59 @@ export function graphqlHandler({ schema, logger, fileUrls, limits, onOperation, 
     formatError: (error) => formatGraphQLError(error, logger),
   });
 
+  const answer = async (req: import('express').Request, context?: InTransaction): Promise<StoredGraphQLAnswer> => {
+    const [body, init] = await handle({
+      url: req.originalUrl,
+      method: req.method,
+      headers: req.headers,
+      body: () => (typeof req.body === 'string' ? req.body : ''),
+      raw: req,
+      context,
+    });
+    const headers = { ...((init.headers as Record<string, string> | undefined) ?? {}) };
+    return { status: init.status, headers, body: init.status >= 400 ? withErrorCodes(body, init.status) : body };
+  };
+
   return async (req, res, next) => {
     try {
-      const [body, init] = await handle({
-        url: req.originalUrl,
-        method: req.method,
-        headers: req.headers,
-        body: () => (typeof req.body === 'string' ? req.body : ''),
-        raw: req,
-        context: undefined,
-      });
-      const coded = init.status >= 400 ? withErrorCodes(body, init.status) : body;
-      res.writeHead(init.status, init.statusText, init.headers).end(coded);
+      const key = req.get('idempotency-key');
+      const hash = key === undefined ? null : mutationRequestHash(req.body);
+      const { answer: sent, replayed } =
+        key !== undefined && hash !== null ? await answerOnce(req, key, hash, answer, bulkStarted) : { answer: await answer(req), replayed: false };
+      res
+        .writeHead(sent.status, { ...sent.headers, ...(replayed ? { 'idempotent-replayed': 'true' } : {}) })
+        .end(sent.body);
     } catch (error) {
       next(error);
     }
   };
+}
+
+/** The operation context of a request run in one transaction, and who to tell of queued bulk work. */
+interface InTransaction {
+  ctx: OperationContext;
+  bulkStarted?: () => void;
+}
+
+/**
+ * A mutation sent with an Idempotency-Key: run in one transaction that also stores its answer
+ * (doOnce). The bulk worker is told of queued work only after the commit, when it can see it.
+ */
+async function answerOnce(
+  req: import('express').Request,
+  key: string,
+  hash: string,
+  answer: (req: import('express').Request, context: InTransaction) => Promise<StoredGraphQLAnswer>,
+  bulkStarted: (() => void) | undefined,
+) {
+  let queued = false;
+  const result = await doOnce(contextOf(req), key, hash, async (ctx) => {
+    const sent = await answer(req, { ctx, bulkStarted: () => void (queued = true) });
+    const keep = keepable(sent.status, sent.body);
+    return { answer: keep ? sent : { ...sent, body: withoutData(sent.body) }, keep };
+  });
+  if (queued && !result.replayed) bulkStarted?.();
+  return result;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { maxDepthRule } from '@escape.tech/graphql-armor-max-depth';
-import { GraphQLError, getNamedType, getNullableType, isListType, type ValidationRule } from 'graphql';
+import { GraphQLError, Lexer, Source, TokenKind, getNamedType, getNullableType, isListType, parse, type DocumentNode, type ValidationRule } from 'graphql';
 import { createComplexityRule, type ComplexityEstimator } from 'graphql-query-complexity';
 import { DEFAULT_PAGE_SIZE } from '../../operations/pagination.js';
 
@@ -58,3 +58,29 @@ export function limitRules(limits: GraphQLLimits, variables: Record<string, unkn
   ];
 }
 
+
+/**
+ * How deep a document may nest braces, brackets and parentheses (selections, arguments, literal
+ * values) before it is parsed. graphql-js parses by recursion: a query nested 5,000 levels threw
+ * "Maximum call stack size exceeded" from inside the parser. Counted with graphql-js's own lexer,
+ * which does not recurse; above GRAPHQL_MAX_DEPTH's highest setting (100), so that limit, checked
+ * later with its own message, is the one a real query meets.
+ */
+export const MAX_DOCUMENT_NESTING = 128;
+
+const OPENING = new Set<string>([TokenKind.BRACE_L, TokenKind.BRACKET_L, TokenKind.PAREN_L]);
+const CLOSING = new Set<string>([TokenKind.BRACE_R, TokenKind.BRACKET_R, TokenKind.PAREN_R]);
+
+/** graphql-js's parse, refusing first a document nested deeper than MAX_DOCUMENT_NESTING. */
+export function parseWithinNesting(source: string | Source): DocumentNode {
+  const lexer = new Lexer(typeof source === 'string' ? new Source(source) : source);
+  let depth = 0;
+  // A syntax error is thrown by the lexer here exactly as parse() would throw it.
+  for (let token = lexer.advance(); token.kind !== TokenKind.EOF; token = lexer.advance()) {
+    if (OPENING.has(token.kind) && ++depth > MAX_DOCUMENT_NESTING) {
+      throw new GraphQLError(`Query refused: it nests braces, brackets or parentheses more than ${MAX_DOCUMENT_NESTING} levels deep; selections may nest at most GRAPHQL_MAX_DEPTH levels`);
+    }
+    if (CLOSING.has(token.kind)) depth--;
+  }
+  return parse(source);
+}

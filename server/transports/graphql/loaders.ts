@@ -1,8 +1,12 @@
 import DataLoader from 'dataloader';
+import type { WaterChemistrySettings } from '../../../shared/index.js';
+import { chemistrySettings } from '../../operations/chemistry.js';
 import type { OperationContext } from '../../operations/context.js';
 import { customerRelations } from '../../operations/customers.js';
 import { inventoryRelations } from '../../operations/inventory.js';
 import { serviceRelations } from '../../operations/services.js';
+import { getOrganization } from '../../operations/organization.js';
+import { taxRelations } from '../../operations/catalog.js';
 
 /**
  * Per-request batch loaders for relation fields, so a page of 50 quotes loads its customers in
@@ -29,13 +33,22 @@ function groupedBy<T>(ctx: OperationContext, fetch: Fetch<T>, keyOf: (row: T) =>
 }
 
 export function createLoaders(ctx: OperationContext) {
+  let organization: ReturnType<typeof getOrganization> | null = null;
   return {
+    /** The caller's organization, read once per request. */
+    organization: () => (organization ??= getOrganization(ctx)),
+    tax: byId(ctx, taxRelations.byIds),
     customer: byId(ctx, customerRelations.byIds),
     quotedPrices: groupedBy(ctx, customerRelations.quotedPrices, (p) => p.customerId),
     nextAppointment: groupedBy(ctx, customerRelations.nextAppointments, (a) => a.customerId),
     serviceType: byId(ctx, serviceRelations.types),
     location: byId(ctx, inventoryRelations.locations),
     stockLevels: groupedBy(ctx, inventoryRelations.stockLevels, (l) => l.itemId),
+    // Keyed by the organization: a page of visits reads its water chemistry settings once.
+    chemistrySettings: new DataLoader<string, WaterChemistrySettings>(async (orgIds) => {
+      const settings = await chemistrySettings(ctx);
+      return orgIds.map(() => settings);
+    }),
   };
 }
 

@@ -1,5 +1,5 @@
 import { GraphQLScalarType, Kind, type ValueNode } from 'graphql';
-import { errors } from '../../../shared/index.js';
+import { errors, jsonLimitProblem, MAX_JSON_NESTING } from '../../../shared/index.js';
 
 /**
  * DateTime, Date and JSON. Values travel as strings (ISO 8601), exactly as they are stored and
@@ -68,9 +68,19 @@ function literalToJson(ast: ValueNode, variables?: Record<string, unknown> | nul
   }
 }
 
+/**
+ * A JSON value from the variables is checked for nesting before anything walks it (a literal in
+ * the document is bounded by the parser's own nesting limit, see limits.ts).
+ */
+function parseJson(value: unknown): unknown {
+  const problem = jsonLimitProblem(value, { depth: MAX_JSON_NESTING });
+  if (problem) throw errors.badInput(`JSON ${problem}: the server reads no deeper`);
+  return value;
+}
+
 export const JSONScalar = new GraphQLScalarType({
   name: 'JSON',
   serialize: (value) => value,
-  parseValue: (value) => value,
+  parseValue: parseJson,
   parseLiteral: literalToJson,
 });

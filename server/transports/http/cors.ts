@@ -14,9 +14,9 @@ export function allowOrigins(origins: readonly string[]): RequestHandler | null 
     origin: origins.includes('*') ? '*' : [...origins],
     credentials: false,
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Last-Event-ID'],
+    allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Last-Event-ID', 'Idempotency-Key'],
     // What a browser app must be able to read: when to retry, how much budget is left, file names.
-    exposedHeaders: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Content-Disposition', 'Location', PUSH_CHECKPOINT_HEADER],
+    exposedHeaders: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Content-Disposition', 'Location', 'Idempotent-Replayed', PUSH_CHECKPOINT_HEADER],
     maxAge: 7200,
   });
 }

@@ -1,7 +1,8 @@
-import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
+import type { ErrorRequestHandler, Request, RequestHandler, Response } from 'express';
 import type { Logger } from 'pino';
 import { errors, type AppError } from '../../../shared/index.js';
 import { HTTP_STATUS, restErrorBody, toAppError } from '../errors.js';
+import { redactedUrl } from './request-log.js';
 
 /**
  * Express error responders. REST and sync answer {"error": {"code", "message"}}; the GraphQL
@@ -9,8 +10,8 @@ import { HTTP_STATUS, restErrorBody, toAppError } from '../errors.js';
  * shape, so a GraphQL client reads them like any other error.
  */
 export function restErrors(logger: Logger): ErrorRequestHandler {
-  return (error, _req, res, _next) => {
-    if (lateAnswer(error)) return;
+  return (error, req, res, _next) => {
+    if (lateAnswer(error) || clientWentAway(req, error, logger)) return;
     const app = toAppError(error, logger);
     // A stream that fails after its answer began (the database went away under a live stream)
     // cannot change its status any more: end it, and the client reconnects.
@@ -22,6 +23,17 @@ export function restErrors(logger: Logger): ErrorRequestHandler {
 /** A handler answered after the request was already answered (REQUEST_TIMEOUT_MS): nothing to do. */
 function lateAnswer(error: unknown): boolean {
   return (error as { code?: unknown })?.code === 'ERR_HTTP_HEADERS_SENT';
+}
+
+/**
+ * The client closed the connection before its request had arrived whole (a phone losing signal
+ * mid-upload): the parser's error says so ("Request aborted"). Nobody is left to answer, and it is
+ * not our failure: logged as what it is, not as an unexpected error.
+ */
+function clientWentAway(req: Request, error: unknown, logger: Logger): boolean {
+  if (req.complete || !(req.destroyed || req.socket.destroyed)) return false;
+  logger.info({ method: req.method, url: redactedUrl(req.originalUrl), reason: error instanceof Error ? error.message : String(error) }, 'the client closed the connection before its request arrived whole');
+  return true;
 }
 
 export type ErrorSender = (res: Response, error: AppError) => void;
@@ -38,8 +50,8 @@ export const sendGraphQLError: ErrorSender = (res, error) => {
 };
 
 export function graphqlErrors(logger: Logger): ErrorRequestHandler {
-  return (error, _req, res, _next) => {
-    if (lateAnswer(error)) return;
+  return (error, req, res, _next) => {
+    if (lateAnswer(error) || clientWentAway(req, error, logger)) return;
     const app = toAppError(error, logger);
     if (res.headersSent) return void res.end();
     sendGraphQLError(res, app);

@@ -2,10 +2,11 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import type { Request } from 'express';
 
 /**
- * Signed, expiring links to stored files, served by GET /files/<key>. An <img> tag or a third
- * party fetches them without a header; a changed key, expiry or signature, or a link past its
- * expiry, is refused. Links go through this server with either blob store, so the rule is the
- * same with MinIO and with local files.
+ * Signed, expiring links to stored files, served by GET /files/<key>, and to quotes' generated
+ * PDFs, served by GET /quote-pdfs/<orgId>/<quoteId>/<hash>.pdf (made on first fetch). An <img> tag
+ * or a third party fetches them without a header; a changed key, expiry or signature, or a link
+ * past its expiry, is refused. Links go through this server with either blob store, so the rule is
+ * the same with MinIO and with local files.
  *
  * @example
  *   links.urlFor('org/o1/logo-3', 'https://api.example.com')
@@ -15,23 +16,44 @@ export interface FileLinks {
   urlFor(key: string, baseUrl: string): string;
   /** True when the signature matches the key and expiry and the expiry has not passed. */
   isValid(key: string, expires: string | undefined, signature: string | undefined): boolean;
+  quotePdfUrl(pdf: GeneratedPdfRef, baseUrl: string): string;
+  isValidQuotePdf(pdf: GeneratedPdfRef, expires: string | undefined, signature: string | undefined): boolean;
+}
+
+/** A quote's generated PDF as its link names it: the quote and the hash of what the PDF shows. */
+export interface GeneratedPdfRef {
+  orgId: string;
+  quoteId: string;
+  contentHash: string;
 }
 
 export function fileLinks(secret: string, ttlSeconds: number, now: () => number = Date.now): FileLinks {
-  const sign = (key: string, expires: string) => createHmac('sha256', secret).update(`${key}\n${expires}`).digest('base64url');
+  // Each kind of link signs its own subject; a file key never contains a newline, so no signature
+  // of one kind is a valid signature of the other.
+  const sign = (subject: string, expires: string) => createHmac('sha256', secret).update(`${subject}\n${expires}`).digest('base64url');
+  const pdfSubject = (pdf: GeneratedPdfRef) => `quote-pdf\n${pdf.orgId}\n${pdf.quoteId}\n${pdf.contentHash}`;
+  const query = (subject: string) => {
+    const expires = String(Math.floor(now() / 1000) + ttlSeconds);
+    return `expires=${expires}&signature=${sign(subject, expires)}`;
+  };
+  const valid = (subject: string, expires: string | undefined, signature: string | undefined) => {
+    if (!expires || !signature || !/^\d{1,12}$/.test(expires)) return false;
+    if (Number(expires) * 1000 < now()) return false;
+    const expected = Buffer.from(sign(subject, expires));
+    const given = Buffer.from(signature);
+    return expected.length === given.length && timingSafeEqual(expected, given);
+  };
   return {
     urlFor(key, baseUrl) {
-      const expires = String(Math.floor(now() / 1000) + ttlSeconds);
       const path = key.split('/').map(encodeURIComponent).join('/');
-      return `${baseUrl}/files/${path}?expires=${expires}&signature=${sign(key, expires)}`;
+      return `${baseUrl}/files/${path}?${query(key)}`;
     },
-    isValid(key, expires, signature) {
-      if (!expires || !signature || !/^\d{1,12}$/.test(expires)) return false;
-      if (Number(expires) * 1000 < now()) return false;
-      const expected = Buffer.from(sign(key, expires));
-      const given = Buffer.from(signature);
-      return expected.length === given.length && timingSafeEqual(expected, given);
+    isValid: valid,
+    quotePdfUrl(pdf, baseUrl) {
+      const path = [pdf.orgId, pdf.quoteId, `${pdf.contentHash}.pdf`].map(encodeURIComponent).join('/');
+      return `${baseUrl}/quote-pdfs/${path}?${query(pdfSubject(pdf))}`;
     },
+    isValidQuotePdf: (pdf, expires, signature) => valid(pdfSubject(pdf), expires, signature),
   };
 }
 

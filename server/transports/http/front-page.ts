@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -93,6 +94,9 @@ a{color:#0b5cad}code{background:#f3f4f6;padding:0 .2em;border-radius:3px}
 .explorer-page{height:100vh}.explorer{display:flex;flex-direction:column;height:100vh}
 .token-bar{display:flex;gap:.5rem;align-items:center;padding:.4rem .75rem;border-bottom:1px solid #d1d5db}
 .token-bar input{flex:1;font:inherit;padding:.2rem .4rem}.explorer .graphiql-container{flex:1}`;
+
+/** The one inline style block these pages carry, allowed by its hash in the Content-Security-Policy. */
+export const PAGE_STYLE_HASH = `'sha256-${createHash('sha256').update(STYLE).digest('base64')}'`;
 
 function escapeHtml(text: string): string {
   return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);

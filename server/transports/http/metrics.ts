@@ -5,6 +5,7 @@ import client from 'prom-client';
 import type { LiveFeed } from '../../operations/sync/live-feed.js';
 import { bulkQueueStats, type BulkQueueStats } from '../../storage/bulk-operations.js';
 import type { Database } from '../../storage/db.js';
+import type { FailedAuthentication } from './rate-limits.js';
 
 /**
  * Prometheus metrics (prom-client) for GET /metrics. One registry per app, so tests that build
@@ -73,12 +74,12 @@ export function createMetrics({ db, feed }: MetricSources): Metrics {
 }
 
 /** GET /metrics in Prometheus' text format; with METRICS_TOKEN set, only for `Bearer <token>`. */
-export function metricsRoute(metrics: Metrics, token: string | undefined): Router {
+export function metricsRoute(metrics: Metrics, token: string | undefined, failures: FailedAuthentication): Router {
   const router = Router();
   router.get('/metrics', async (req, res) => {
-    if (token && !sameSecret(req.get('authorization') ?? '', `Bearer ${token}`)) {
-      throw errors.unauthenticated('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
-    }
+    await failures.guard(req, res, () => {
+      if (token && !sameSecret(req.get('authorization') ?? '', `Bearer ${token}`)) throw errors.unauthenticated('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
+    });
     res.setHeader('content-type', metrics.registry.contentType);
     res.end(await metrics.registry.metrics());
   });

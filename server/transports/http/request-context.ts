@@ -4,6 +4,7 @@ import { authenticate } from '../../operations/auth.js';
 import type { OperationContext } from '../../operations/context.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Database } from '../../storage/db.js';
+import type { FailedAuthentication } from './rate-limits.js';
 
 /**
  * Authenticates every request of a protected router once and keeps the operation context on the
@@ -11,10 +12,10 @@ import type { Database } from '../../storage/db.js';
  */
 const contexts = new WeakMap<Request, OperationContext>();
 
-export function authenticateRequests({ db, blobs }: { db: Database; blobs: BlobStore }): RequestHandler {
-  return async (req, _res, next) => {
+export function authenticateRequests({ db, blobs, failures }: { db: Database; blobs: BlobStore; failures: FailedAuthentication }): RequestHandler {
+  return async (req, res, next) => {
     try {
-      const viewer = await authenticate(db, req.get('authorization'));
+      const viewer = await failures.guard(req, res, () => authenticate(db, req.get('authorization')));
       contexts.set(req, { db, blobs, viewer });
       next();
     } catch (error) {

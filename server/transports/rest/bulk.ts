@@ -1,4 +1,6 @@
-import express, { Router, type RequestHandler } from 'express';
+import { Router, type Request, type RequestHandler } from 'express';
+import { z } from 'zod';
+import { DecimalQueryInteger } from '../../../shared/sync/decimal.js';
 import {
   cancelBulkOperation,
   getBulkOperation,
@@ -6,8 +8,13 @@ import {
   startBulkOperation,
   type BulkOperationView,
 } from '../../operations/bulk/operations.js';
+import { parseInput } from '../../operations/input.js';
+import { declaredBodyWithin, jsonBody } from '../http/bodies.js';
 import { baseUrlOf, type FileLinks } from '../http/file-links.js';
 import { contextOf } from '../http/request-context.js';
+
+/** A page size in the query: decimal digits only, as sync's checkpoints (Number() also read "0x10" and "1e3"). */
+const ListQuery = z.object({ first: DecimalQueryInteger.optional() });
 
 /**
  * Bulk operations over REST, the canonical interface:
@@ -17,12 +24,12 @@ import { contextOf } from '../http/request-context.js';
  */
 export function bulkRoutes(auth: RequestHandler, deps: { links: FileLinks; publicUrl: string | undefined; bodyLimitBytes: number; onStarted: () => void }): Router {
   const router = Router();
-  const present = (req: express.Request, op: BulkOperationView) => {
+  const present = (req: Request, op: BulkOperationView) => {
     const { resultKey, ...rest } = op;
     return { ...rest, resultUrl: resultKey ? deps.links.urlFor(resultKey, baseUrlOf(req, deps.publicUrl)) : null };
   };
 
-  router.post('/bulk-operations', auth, express.json({ limit: deps.bodyLimitBytes }), async (req, res) => {
+  router.post('/bulk-operations', declaredBodyWithin(deps.bodyLimitBytes), auth, ...jsonBody(deps.bodyLimitBytes), async (req, res) => {
     const { operation, created } = await startBulkOperation(contextOf(req), req.body, req.get('idempotency-key'));
     if (created) deps.onStarted();
     res.status(created ? 202 : 200).json(present(req, operation));
@@ -32,7 +39,7 @@ export function bulkRoutes(auth: RequestHandler, deps: { links: FileLinks; publi
     const page = await listBulkOperations(contextOf(req), {
       status: req.query.status,
       kind: req.query.kind,
-      first: req.query.first === undefined ? undefined : Number(req.query.first),
+      first: parseInput(ListQuery, { first: req.query.first }).first,
       after: typeof req.query.after === 'string' ? req.query.after : undefined,
     });
     res.json({

@@ -1,10 +1,13 @@
 import { Router, type RequestHandler } from 'express';
 import { errors } from '../../../shared/index.js';
 import { addQuotePhoto, addServicePhoto, setOrganizationLogo, setQuotePdf, type PhotoResult } from '../../operations/files.js';
+import { generatedPdfHash, removeCustomQuotePdf, storeSources } from '../../operations/quote-pdfs.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import { baseUrlOf, type FileLinks } from '../http/file-links.js';
 import { contextOf } from '../http/request-context.js';
-import { singleFileUpload, uploadedBytes } from './uploads.js';
+import { declaredBodyWithin } from '../http/bodies.js';
+import { idempotentWrite } from '../http/idempotent-routes.js';
+import { MULTIPART_ALLOWANCE, singleFileUpload, uploadedBytes } from './uploads.js';
 
 export interface FileRouteDeps {
   links: FileLinks;
@@ -19,6 +22,7 @@ export interface FileRouteDeps {
 export function uploadRoutes(auth: RequestHandler, { links, maxUploadBytes, publicUrl }: FileRouteDeps): Router {
   const router = Router();
   const upload = singleFileUpload(maxUploadBytes);
+  const bounded = declaredBodyWithin(maxUploadBytes + MULTIPART_ALLOWANCE);
 
   const photoResponse = (baseUrl: string, result: PhotoResult) => ({
     id: result.photo.id,
@@ -32,26 +36,52 @@ export function uploadRoutes(auth: RequestHandler, { links, maxUploadBytes, publ
     ['/quotes/:id/photos', addQuotePhoto],
     ['/services/:id/photos', addServicePhoto],
   ] as const) {
-    router.post(path, auth, upload, async (req, res) => {
-      const result = await addPhoto(contextOf(req), req.params.id as string, {
-        bytes: uploadedBytes(req.file),
-        caption: req.body?.caption,
-        id: req.body?.id,
-      });
-      // 201 for a new photo, 200 for a retried upload answered with the stored one.
-      res.status(result.created ? 201 : 200).json(photoResponse(baseUrlOf(req, publicUrl), result));
-    });
+    router.post(
+      path,
+      bounded,
+      auth,
+      upload,
+      idempotentWrite(async (req, ctx) => {
+        const result = await addPhoto(ctx, req.params.id as string, {
+          bytes: uploadedBytes(req.file),
+          caption: req.body?.caption,
+          id: req.body?.id,
+        });
+        // 201 for a new photo, 200 for a retried upload answered with the stored one.
+        return { status: result.created ? 201 : 200, body: photoResponse(baseUrlOf(req, publicUrl), result) };
+      }),
+    );
   }
 
-  router.post('/quotes/:id/pdf', auth, upload, async (req, res) => {
-    const quote = await setQuotePdf(contextOf(req), req.params.id as string, uploadedBytes(req.file));
-    res.json({ pdfUrl: links.urlFor(quote.pdfKey!, baseUrlOf(req, publicUrl)) });
+  router.post(
+    '/quotes/:id/pdf',
+    bounded,
+    auth,
+    upload,
+    idempotentWrite(async (req, ctx) => {
+      const quote = await setQuotePdf(ctx, req.params.id as string, uploadedBytes(req.file));
+      return { status: 200, body: { pdfUrl: links.urlFor(quote.pdfKey!, baseUrlOf(req, publicUrl)) } };
+    }),
+  );
+
+  // Removes the custom PDF: the quote's PDF is its generated one again.
+  router.delete('/quotes/:id/pdf', auth, async (req, res) => {
+    const ctx = contextOf(req);
+    const quote = await removeCustomQuotePdf(ctx, req.params.id as string);
+    const contentHash = await generatedPdfHash(quote, storeSources(ctx.db, ctx.viewer.orgId));
+    res.json({ pdfUrl: links.quotePdfUrl({ orgId: ctx.viewer.orgId, quoteId: quote.id, contentHash }, baseUrlOf(req, publicUrl)) });
   });
 
-  router.post('/organization/logo', auth, upload, async (req, res) => {
-    const organization = await setOrganizationLogo(contextOf(req), uploadedBytes(req.file));
-    res.json({ logo: links.urlFor(organization.logoKey!, baseUrlOf(req, publicUrl)) });
-  });
+  router.post(
+    '/organization/logo',
+    bounded,
+    auth,
+    upload,
+    idempotentWrite(async (req, ctx) => {
+      const organization = await setOrganizationLogo(ctx, uploadedBytes(req.file));
+      return { status: 200, body: { logo: links.urlFor(organization.logoKey!, baseUrlOf(req, publicUrl)) } };
+    }),
+  );
 
   return router;
 }

@@ -7,6 +7,13 @@ import { errors } from '../../../shared/index.js';
  * body has arrived, so an interrupted upload leaves nothing behind. Multer's errors become our
  * error kinds: too large -> PAYLOAD_TOO_LARGE, anything else malformed -> BAD_USER_INPUT.
  */
+/**
+ * What a multipart body may hold beyond its file: the fields (at most 10 of 10,000 bytes) and the
+ * part headers and boundaries around them. A body declaring more than the file limit plus this is
+ * refused before it is read (`declaredBodyWithin`).
+ */
+export const MULTIPART_ALLOWANCE = 128 * 1024;
+
 export function singleFileUpload(maxBytes: number): RequestHandler {
   const parse = multer({
     storage: multer.memoryStorage(),

@@ -5,6 +5,7 @@ import type { LiveFeed } from '../../operations/sync/live-feed.js';
 import { pull, pullResponseParts } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
 import { SYNC_COLLECTIONS } from '../../operations/sync/collections.js';
+import { declaredBodyWithin } from '../http/bodies.js';
 import { writeNow } from '../http/compression.js';
 import type { Metrics } from '../http/metrics.js';
 import { contextOf } from '../http/request-context.js';
@@ -12,6 +13,7 @@ import { contextOf } from '../http/request-context.js';
 /**
  * The replication endpoint, RxDB's protocol over HTTP:
  *   GET  /sync/:collection/pull?checkpoint=<seq>&limit=<n>  -> {documents, checkpoint: {seq}}
+ *        (&from=&to=: a page of a priority band instead, shared/sync/priorities.ts)
  *   POST /sync/:collection/push?checkpoint=<seq>  [{assumedMasterState, newDocumentState}]  -> [server states]
  *        (and, when the device may skip pulling its own writes back, a Sync-Checkpoint header)
  *   GET  /sync/stream?collections=a,b  Server-Sent Events: RESYNC first, then change batches
@@ -77,6 +79,8 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     const result = await pull(contextOf(req), req.params.collection as string, {
       checkpoint: req.query.checkpoint,
       limit: req.query.limit,
+      from: req.query.from,
+      to: req.query.to,
     });
     // Written as it came from the database; res.json would parse nothing but would hash the body
     // for an ETag, which a checkpointed pull has no use for.
@@ -89,7 +93,8 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     res.end(parts.at(-1));
   });
 
-  router.post('/sync/:collection/push', auth, express.json({ limit: settings.bodyLimitBytes }), async (req, res) => {
+  // Rows are checked for nesting one by one (operations/sync/push-screen.ts), not the body as a whole.
+  router.post('/sync/:collection/push', declaredBodyWithin(settings.bodyLimitBytes), auth, express.json({ limit: settings.bodyLimitBytes }), async (req, res) => {
     const ctx = contextOf(req);
     const collection = req.params.collection as string;
     const outcome = await push(ctx, collection, req.body, req.query.checkpoint);

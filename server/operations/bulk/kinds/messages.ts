@@ -2,29 +2,15 @@ import Mustache from 'mustache';
 import { z } from 'zod';
 import type { Customer } from '../../../../shared/index.js';
 import { customersByIds } from '../../../storage/customers.js';
-import type { OutboxMessage } from '../../../storage/outbox.js';
+import type { NewMessage } from '../../../storage/outbox.js';
+import { recipientOf, type MessageChannel } from '../../recipients.js';
 import { defineKind, idsOf, itemRecordId, type IdsPayload, type ItemOutcome, type KindDefinition } from '../kind.js';
 import { CustomerSelection, customerSelection } from './customers.js';
 
 /** Emails and texts to a selection of customers, written to the outbox chunk by chunk. */
 
-const EMAIL_FIELDS = ['email', 'alternateEmail', 'tertiaryEmail', 'fourthEmail'] as const;
-const PHONES = [
-  ['phoneNumber', 'phoneNumberEnableSMS'],
-  ['alternatePhoneNumber', 'alternatePhoneNumberEnableSMS'],
-  ['tertiaryPhoneNumber', 'tertiaryPhoneNumberEnableSMS'],
-  ['fourthPhoneNumber', 'fourthPhoneNumberEnableSMS'],
-] as const;
-
-type Channel = 'EMAIL' | 'SMS';
+type Channel = MessageChannel;
 type MessagePayload = IdsPayload & { subject?: string; body: string };
-
-/** The first email address, or the first phone with texts enabled; null when there is none. */
-function recipientOf(customer: Customer, channel: Channel): string | null {
-  if (channel === 'EMAIL') return EMAIL_FIELDS.map((f) => customer[f]).find((v) => v && v.trim()) ?? null;
-  const phone = PHONES.find(([number, sms]) => customer[sms] === true && customer[number]);
-  return phone ? customer[phone[0]] : null;
-}
 
 /** Templates use customer fields: "Hi {{firstName}}, ..." (plain text, nothing escaped). */
 function render(template: string, customer: Customer): string {
@@ -53,7 +39,7 @@ function messageKind(kind: string, channel: Channel): KindDefinition {
       async apply(env, payload, items) {
         const byId = new Map((await customersByIds(env.tx, env.orgId, items.map((i) => i.item))).map((c) => [c.id, c]));
         const outcomes: ItemOutcome[] = [];
-        const messages: Omit<OutboxMessage, 'createdAt' | 'sentAt' | 'error' | 'status'>[] = [];
+        const messages: Omit<NewMessage, 'status'>[] = [];
         for (const { index, item } of items) {
           const customer = byId.get(item);
           const recipient = customer ? recipientOf(customer, channel) : null;

@@ -13,6 +13,27 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
+export type Chemical =
+  | 'LIQUID_CHLORINE'
+  | 'CAL_HYPO'
+  | 'TRICHLOR'
+  | 'DICHLOR'
+  | 'MURIATIC_ACID'
+  | 'DRY_ACID'
+  | 'SODA_ASH'
+  | 'SODIUM_BICARBONATE'
+  | 'CALCIUM_CHLORIDE'
+  | 'CYANURIC_ACID'
+  | 'SALT'
+  | 'DRAIN';
+
+export type DoseUnit =
+  | 'FL_OZ'
+  | 'GALLON'
+  | 'OZ'
+  | 'LB'
+  | 'PERCENT';
+
 export type Role =
   | 'ADMIN'
   | 'OFFICE'
@@ -78,6 +99,10 @@ export type OrganizationSettings = {
   invoiceDueDays: Scalars['Int']['output'];
   emailFromName?: Maybe<Scalars['String']['output']>;
   emailReplyTo?: Maybe<Scalars['String']['output']>;
+  /** Email / text each completed visit's report to its customer (as their reportNotification says) */
+  sendVisitReports: Scalars['Boolean']['output'];
+  /** Target ranges, products and caps of the water chemistry engine; null: the defaults (read through chemistrySettingsOf) */
+  waterChemistry?: Maybe<WaterChemistrySettings>;
 };
 
 export type OrganizationSettingsInput = {
@@ -92,6 +117,101 @@ export type OrganizationSettingsInput = {
   invoiceDueDays: Scalars['Int']['input'];
   emailFromName?: InputMaybe<Scalars['String']['input']>;
   emailReplyTo?: InputMaybe<Scalars['String']['input']>;
+  /** Email / text each completed visit's report to its customer (as their reportNotification says) */
+  sendVisitReports: Scalars['Boolean']['input'];
+  /** Target ranges, products and caps of the water chemistry engine; null: the defaults (read through chemistrySettingsOf) */
+  waterChemistry?: InputMaybe<WaterChemistrySettingsInput>;
+};
+
+/** Water chemistry: target ranges per kind of water, the products used, and per-visit caps */
+export type WaterChemistrySettings = {
+  pool: WaterTargets;
+  spa: WaterTargets;
+  saltPool: WaterTargets;
+  /** Preferred products, first listed first chosen where several would do */
+  products: Array<ChemicalProduct>;
+  caps: Array<DoseCap>;
+  fillWater?: Maybe<FillWater>;
+};
+
+export type WaterChemistrySettingsInput = {
+  pool: WaterTargetsInput;
+  spa: WaterTargetsInput;
+  saltPool: WaterTargetsInput;
+  /** Preferred products, first listed first chosen where several would do */
+  products: Array<ChemicalProductInput>;
+  caps: Array<DoseCapInput>;
+  fillWater?: InputMaybe<FillWaterInput>;
+};
+
+export type WaterTargets = {
+  freeChlorine: ReadingTarget;
+  ph: ReadingTarget;
+  totalAlkalinity: ReadingTarget;
+  calciumHardness: ReadingTarget;
+  cyanuricAcid: ReadingTarget;
+  salt?: Maybe<ReadingTarget>;
+};
+
+export type WaterTargetsInput = {
+  freeChlorine: ReadingTargetInput;
+  ph: ReadingTargetInput;
+  totalAlkalinity: ReadingTargetInput;
+  calciumHardness: ReadingTargetInput;
+  cyanuricAcid: ReadingTargetInput;
+  salt?: InputMaybe<ReadingTargetInput>;
+};
+
+export type ReadingTarget = {
+  min: Scalars['Float']['output'];
+  target: Scalars['Float']['output'];
+  max: Scalars['Float']['output'];
+};
+
+export type ReadingTargetInput = {
+  min: Scalars['Float']['input'];
+  target: Scalars['Float']['input'];
+  max: Scalars['Float']['input'];
+};
+
+export type ChemicalProduct = {
+  chemical: Chemical;
+  /** The inventory item a dose of it is booked from */
+  itemId?: Maybe<Scalars['ID']['output']>;
+  /** Its strength; null: the usual one (see the README, Water chemistry) */
+  strengthPercent?: Maybe<Scalars['Float']['output']>;
+};
+
+export type ChemicalProductInput = {
+  chemical: Chemical;
+  /** The inventory item a dose of it is booked from */
+  itemId?: InputMaybe<Scalars['ID']['input']>;
+  /** Its strength; null: the usual one (see the README, Water chemistry) */
+  strengthPercent?: InputMaybe<Scalars['Float']['input']>;
+};
+
+export type DoseCap = {
+  chemical: Chemical;
+  amount: Scalars['Float']['output'];
+  unit: DoseUnit;
+};
+
+export type DoseCapInput = {
+  chemical: Chemical;
+  amount: Scalars['Float']['input'];
+  unit: DoseUnit;
+};
+
+export type FillWater = {
+  calciumHardness?: Maybe<Scalars['Float']['output']>;
+  cyanuricAcid?: Maybe<Scalars['Float']['output']>;
+  salt?: Maybe<Scalars['Float']['output']>;
+};
+
+export type FillWaterInput = {
+  calciumHardness?: InputMaybe<Scalars['Float']['input']>;
+  cyanuricAcid?: InputMaybe<Scalars['Float']['input']>;
+  salt?: InputMaybe<Scalars['Float']['input']>;
 };
 
 export type Subscription = {
@@ -301,6 +421,30 @@ export type QuotePhotoInput = {
   caption?: InputMaybe<Scalars['String']['input']>;
 };
 
+export type DoseRecord = {
+  chemical: Chemical;
+  /** The reading the dose corrects, e.g. ph */
+  reading?: Maybe<Scalars['String']['output']>;
+  suggestedAmount?: Maybe<Scalars['Float']['output']>;
+  suggestedUnit?: Maybe<DoseUnit>;
+  strengthPercent?: Maybe<Scalars['Float']['output']>;
+  formulaVersion?: Maybe<Scalars['Int']['output']>;
+  /** Set on a correction: the movement it corrects */
+  correctsMovementId?: Maybe<Scalars['ID']['output']>;
+};
+
+export type DoseRecordInput = {
+  chemical: Chemical;
+  /** The reading the dose corrects, e.g. ph */
+  reading?: InputMaybe<Scalars['String']['input']>;
+  suggestedAmount?: InputMaybe<Scalars['Float']['input']>;
+  suggestedUnit?: InputMaybe<DoseUnit>;
+  strengthPercent?: InputMaybe<Scalars['Float']['input']>;
+  formulaVersion?: InputMaybe<Scalars['Int']['input']>;
+  /** Set on a correction: the movement it corrects */
+  correctsMovementId?: InputMaybe<Scalars['ID']['input']>;
+};
+
 export type Organization = {
   /** Unique identifier; generated on the device for replicated records */
   id: Scalars['ID']['output'];
@@ -429,6 +573,7 @@ export type Customer = {
   contactMethod?: Maybe<Scalars['String']['output']>;
   paymentType?: Maybe<Scalars['String']['output']>;
   billingFrequency?: Maybe<Scalars['String']['output']>;
+  /** Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS) */
   reportNotification?: Maybe<Scalars['String']['output']>;
   zone?: Maybe<Scalars['String']['output']>;
   pool?: Maybe<CustomerPoolEntity>;
@@ -508,10 +653,14 @@ export type Service = {
   photos: Array<ServicePhoto>;
   notes?: Maybe<Scalars['String']['output']>;
   chemicalReadings?: Maybe<ChemicalReading>;
+  /** The water chemistry formula version the readings were first balanced with; the visit keeps its numbers */
+  chemistryVersion?: Maybe<Scalars['Int']['output']>;
   dateEmailed?: Maybe<Scalars['DateTime']['output']>;
   dateTexted?: Maybe<Scalars['DateTime']['output']>;
   customer?: Maybe<Customer>;
   type?: Maybe<TypeEntity>;
+  /** The visit's balance and suggested doses, from its readings and its customer's pool, computed with the formula version the visit keeps. */
+  waterBalance?: Maybe<WaterBalance>;
 };
 
 export type Quote = {
@@ -612,6 +761,8 @@ export type StockMovement = {
   /** The visit the stock was used on */
   serviceId?: Maybe<Scalars['ID']['output']>;
   note?: Maybe<Scalars['String']['output']>;
+  /** Set when the movement is a chemical dose on a visit */
+  dose?: Maybe<DoseRecord>;
   createdById?: Maybe<Scalars['ID']['output']>;
 };
 
@@ -707,6 +858,10 @@ export type Query = {
   stockMovements: Array<StockMovement>;
   /** Visits, newest start first unless sorted otherwise. first at most 100. */
   infiniteServices: ServiceConnection;
+  /** CSI, LSI and the doses that bring each reading into the organization's target range (or to the targets given). */
+  waterBalance: WaterBalance;
+  /** Per customer, the chemicals used on visits starting in [from, to) times each item's cost price (ADMIN, OFFICE, API). */
+  chemicalCost: ChemicalCostReport;
   /** Values overwritten by server-side merges, newest first (ADMIN, OFFICE, API). */
   syncConflicts: SyncConflictConnection;
   /** Pushed documents that could not be accepted, with the reason, newest first (ADMIN, OFFICE, API). */
@@ -714,8 +869,10 @@ export type Query = {
   bulkOperation: BulkOperation;
   /** Newest first. */
   bulkOperations: BulkOperationConnection;
-  /** Emails and texts produced by bulk operations, newest first. */
+  /** Emails and texts produced by bulk operations and visit reports, newest first. */
   outboxMessages: OutboxMessageConnection;
+  /** A visit's report: null until the visit is completed (ADMIN, OFFICE, API). */
+  visitReport?: Maybe<VisitReport>;
 };
 
 
@@ -779,6 +936,18 @@ export type QueryinfiniteServicesArgs = {
 };
 
 
+export type QuerywaterBalanceArgs = {
+  input: WaterBalanceInput;
+};
+
+
+export type QuerychemicalCostArgs = {
+  from: Scalars['DateTime']['input'];
+  to: Scalars['DateTime']['input'];
+  customerId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+
 export type QuerysyncConflictsArgs = {
   filter?: InputMaybe<SyncConflictFilter>;
   first?: InputMaybe<Scalars['Int']['input']>;
@@ -811,6 +980,11 @@ export type QueryoutboxMessagesArgs = {
   operationId?: InputMaybe<Scalars['ID']['input']>;
   first?: InputMaybe<Scalars['Int']['input']>;
   after?: InputMaybe<Scalars['String']['input']>;
+};
+
+
+export type QueryvisitReportArgs = {
+  serviceId: Scalars['ID']['input'];
 };
 
 export type Mutation = {
@@ -851,6 +1025,10 @@ export type Mutation = {
   startBulkOperation: BulkOperation;
   /** Stops a running operation after its current chunk; a queued one is cancelled at once. */
   cancelBulkOperation: BulkOperation;
+  /** Sends the visit's report again, as it is now, once per channel: the channels given, else the customer's reportNotification. */
+  resendVisitReport: VisitReport;
+  /** Withdraws every link to the visit's report page (and its photos); returns how many were live. */
+  revokeVisitReportLinks: Scalars['Int']['output'];
 };
 
 
@@ -970,10 +1148,23 @@ export type MutationcancelBulkOperationArgs = {
   id: Scalars['ID']['input'];
 };
 
+
+export type MutationresendVisitReportArgs = {
+  serviceId: Scalars['ID']['input'];
+  channels?: InputMaybe<Array<ReportChannel>>;
+};
+
+
+export type MutationrevokeVisitReportLinksArgs = {
+  serviceId: Scalars['ID']['input'];
+};
+
 export type Viewer = {
   user: User;
   role: Role;
   organization: Organization;
+  /** Days of past work this user's devices hold in their replica (later work always); older work is read here. Not in the spec. */
+  syncWindowDays: Scalars['Int']['output'];
 };
 
 /** Fields not submitted stay as they were; null clears a nullable field. */
@@ -995,6 +1186,10 @@ export type UpdateOrganizationSettingsInput = {
   invoiceDueDays?: InputMaybe<Scalars['Int']['input']>;
   emailFromName?: InputMaybe<Scalars['String']['input']>;
   emailReplyTo?: InputMaybe<Scalars['String']['input']>;
+  /** Email / text each completed visit's report to its customer (on by default). */
+  sendVisitReports?: InputMaybe<Scalars['Boolean']['input']>;
+  /** Replaces the water chemistry settings whole; null goes back to the defaults. Not in the spec. */
+  waterChemistry?: InputMaybe<WaterChemistrySettingsInput>;
 };
 
 export type CreateApiTokenInput = {
@@ -1134,6 +1329,7 @@ export type CreateCustomerInput = {
   contactMethod?: InputMaybe<Scalars['String']['input']>;
   paymentType?: InputMaybe<Scalars['String']['input']>;
   billingFrequency?: InputMaybe<Scalars['String']['input']>;
+  /** Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS) */
   reportNotification?: InputMaybe<Scalars['String']['input']>;
   zone?: InputMaybe<Scalars['String']['input']>;
   pool?: InputMaybe<CustomerPoolEntityInput>;
@@ -1192,6 +1388,7 @@ export type UpdateCustomerInput = {
   contactMethod?: InputMaybe<Scalars['String']['input']>;
   paymentType?: InputMaybe<Scalars['String']['input']>;
   billingFrequency?: InputMaybe<Scalars['String']['input']>;
+  /** Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS) */
   reportNotification?: InputMaybe<Scalars['String']['input']>;
   zone?: InputMaybe<Scalars['String']['input']>;
   pool?: InputMaybe<CustomerPoolEntityInput>;
@@ -1372,6 +1569,8 @@ export type CreateServiceInput = {
   waterColor?: InputMaybe<Scalars['String']['input']>;
   notes?: InputMaybe<Scalars['String']['input']>;
   chemicalReadings?: InputMaybe<ChemicalReadingInput>;
+  /** The water chemistry formula version the readings were first balanced with; the visit keeps its numbers */
+  chemistryVersion?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type UpdateServiceInput = {
@@ -1399,6 +1598,8 @@ export type UpdateServiceInput = {
   waterColor?: InputMaybe<Scalars['String']['input']>;
   notes?: InputMaybe<Scalars['String']['input']>;
   chemicalReadings?: InputMaybe<ChemicalReadingInput>;
+  /** The water chemistry formula version the readings were first balanced with; the visit keeps its numbers */
+  chemistryVersion?: InputMaybe<Scalars['Int']['input']>;
 };
 
 export type ServiceConnection = {
@@ -1464,6 +1665,114 @@ export type ServiceSortField =
 export type ServiceSort = {
   field: ServiceSortField;
   direction?: InputMaybe<SortDirection>;
+};
+
+/** The kind of water whose target ranges apply. */
+export type WaterBody =
+  | 'POOL'
+  | 'SPA'
+  | 'SALT_POOL';
+
+/** Where the balance stands (Trouble Free Pool's reading of CSI): BALANCED within 0.3 of 0, LOW or HIGH to 0.6, beyond CORROSIVE or SCALING. */
+export type BalanceBand =
+  | 'CORROSIVE'
+  | 'LOW'
+  | 'BALANCED'
+  | 'HIGH'
+  | 'SCALING';
+
+export type WaterBalanceInput = {
+  readings: ChemicalReadingInput;
+  /** US gallons, more than 0 and at most 10,000,000. Without it no dose is suggested (the answer's notes say so). */
+  volumeGallons?: InputMaybe<Scalars['Float']['input']>;
+  /** Borates, ppm. */
+  borates?: InputMaybe<Scalars['Float']['input']>;
+  /** Default POOL. */
+  bodyOfWater?: InputMaybe<WaterBody>;
+  /** A target value per reading: a dose is suggested whenever the reading differs from it. */
+  targets?: InputMaybe<WaterTargetValuesInput>;
+  /** Products (and strengths) to prefer over the organization's. */
+  products?: InputMaybe<Array<ChemicalStrengthInput>>;
+};
+
+export type WaterTargetValuesInput = {
+  ph?: InputMaybe<Scalars['Float']['input']>;
+  freeChlorine?: InputMaybe<Scalars['Float']['input']>;
+  totalAlkalinity?: InputMaybe<Scalars['Float']['input']>;
+  calciumHardness?: InputMaybe<Scalars['Float']['input']>;
+  cyanuricAcid?: InputMaybe<Scalars['Float']['input']>;
+  salt?: InputMaybe<Scalars['Float']['input']>;
+};
+
+export type ChemicalStrengthInput = {
+  chemical: Chemical;
+  /** Percent; the usual strength when left out. */
+  strengthPercent?: InputMaybe<Scalars['Float']['input']>;
+};
+
+export type WaterBalance = {
+  /** The version of the formulas that computed this (README, Water chemistry). */
+  formulaVersion: Scalars['Int']['output'];
+  /** Calcite Saturation Index as Trouble Free Pool's PoolMath computes it. */
+  csi?: Maybe<Scalars['Float']['output']>;
+  /** Langelier index from the factor table, on carbonate alkalinity. */
+  lsi?: Maybe<Scalars['Float']['output']>;
+  /** The TDS constant the LSI subtracted: 12.1, 12.2 or 12.3. */
+  lsiTdsConstant?: Maybe<Scalars['Float']['output']>;
+  /** Total alkalinity less cyanurate and borate alkalinity, ppm. */
+  carbonateAlkalinity?: Maybe<Scalars['Float']['output']>;
+  band?: Maybe<BalanceBand>;
+  doses: Array<Dose>;
+  /** What could not be computed or suggested, and what was assumed. */
+  notes: Array<Scalars['String']['output']>;
+};
+
+export type Dose = {
+  /** The ChemicalReading field the dose moves, e.g. ph. */
+  reading: Scalars['String']['output'];
+  chemical: Chemical;
+  /** The strength the amount assumes; null for a drain. */
+  strengthPercent?: Maybe<Scalars['Float']['output']>;
+  /** This visit's amount, in unit (after the organization's per-visit cap). */
+  amount: Scalars['Float']['output'];
+  unit: DoseUnit;
+  /** The reading before, and after this amount. */
+  from: Scalars['Float']['output'];
+  to: Scalars['Float']['output'];
+  /** Where the reading is brought; to falls short of it when a cap held some back. */
+  target: Scalars['Float']['output'];
+  /** What the cap carried to the next visit, in unit. */
+  carriedOver: Scalars['Float']['output'];
+};
+
+export type ChemicalCostReport = {
+  from: Scalars['DateTime']['output'];
+  to: Scalars['DateTime']['output'];
+  /** The organization's currency. */
+  currency: Scalars['String']['output'];
+  customers: Array<CustomerChemicalCost>;
+  total: Scalars['Float']['output'];
+};
+
+export type CustomerChemicalCost = {
+  customerId: Scalars['ID']['output'];
+  customer?: Maybe<Customer>;
+  lines: Array<ChemicalCostLine>;
+  total: Scalars['Float']['output'];
+  /** Units used of items without a cost price (counted in no total). */
+  unpricedUnits: Scalars['Int']['output'];
+};
+
+export type ChemicalCostLine = {
+  itemId: Scalars['ID']['output'];
+  itemName: Scalars['String']['output'];
+  /** The chemical the item was dosed as, when it was. */
+  chemical?: Maybe<Chemical>;
+  /** Units used, in the item's unit; corrections included. */
+  units: Scalars['Int']['output'];
+  unit?: Maybe<Scalars['String']['output']>;
+  unitCost?: Maybe<Scalars['Float']['output']>;
+  cost?: Maybe<Scalars['Float']['output']>;
 };
 
 export type SyncConflictFilter = {
@@ -1581,10 +1890,15 @@ export type OutboxMessage = {
   customerId: Scalars['ID']['output'];
   recipient: Scalars['String']['output'];
   subject?: Maybe<Scalars['String']['output']>;
+  /** The text, or an email's plain-text part. A visit report's link shows as [report link]: each sending makes its own. */
   body: Scalars['String']['output'];
+  /** The visit whose report this is (null for a bulk message). */
+  serviceId?: Maybe<Scalars['ID']['output']>;
   /** PENDING, SENT, STORED (no sender configured) or FAILED. */
   status: Scalars['String']['output'];
+  /** Why the last attempt failed (a report message is tried up to 5 times). */
   error?: Maybe<Scalars['String']['output']>;
+  attempts: Scalars['Int']['output'];
   createdAt: Scalars['DateTime']['output'];
   sentAt?: Maybe<Scalars['DateTime']['output']>;
 };
@@ -1597,4 +1911,37 @@ export type OutboxMessageConnection = {
 export type OutboxMessageEdge = {
   node: OutboxMessage;
   cursor: Scalars['String']['output'];
+};
+
+export type ReportChannel =
+  | 'EMAIL'
+  | 'TEXT';
+
+export type VisitReportStatus =
+  /** Completed; sent once the visit has gone VISIT_REPORT_DELAY_SECONDS without a change. */
+  | 'WAITING'
+  /** Its messages are in the outbox (see messages for each one's delivery). */
+  | 'QUEUED'
+  /** Nothing was sent; outcome says why. */
+  | 'SKIPPED';
+
+export type VisitReport = {
+  serviceId: Scalars['ID']['output'];
+  status: VisitReportStatus;
+  /** 1 for the report the completion sent, one more per resend. */
+  round: Scalars['Int']['output'];
+  /** To whom it went, or why it was not sent. */
+  outcome?: Maybe<Scalars['String']['output']>;
+  queuedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Every message of every round, oldest first. */
+  messages: Array<OutboxMessage>;
+  /** Every link to the report page made so far (one per message sent). */
+  links: Array<VisitReportLink>;
+};
+
+export type VisitReportLink = {
+  id: Scalars['ID']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  expiresAt: Scalars['DateTime']['output'];
+  revokedAt?: Maybe<Scalars['DateTime']['output']>;
 };

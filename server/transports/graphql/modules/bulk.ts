@@ -1,5 +1,7 @@
 import { cancelBulkOperation, getBulkOperation, listBulkOperations, startBulkOperation, type BulkOperationView } from '../../../operations/bulk/operations.js';
 import { listOutbox } from '../../../operations/bulk/outbox.js';
+import { REPORT_LINK } from '../../../operations/reports/links.js';
+import type { OutboxMessage } from '../../../storage/outbox.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 import type { MutationcancelBulkOperationArgs, MutationstartBulkOperationArgs, QuerybulkOperationArgs, QuerybulkOperationsArgs, QueryoutboxMessagesArgs } from '../generated/schema-types.js';
 import { connectionSDL } from './lists.js';
@@ -10,7 +12,7 @@ export const typeDefs = /* GraphQL */ `
     bulkOperation(id: ID!): BulkOperation!
     "Newest first."
     bulkOperations(status: BulkOperationStatus, kind: String, first: Int, after: String): BulkOperationConnection!
-    "Emails and texts produced by bulk operations, newest first."
+    "Emails and texts produced by bulk operations and visit reports, newest first."
     outboxMessages(channel: MessageChannel, operationId: ID, first: Int, after: String): OutboxMessageConnection!
   }
 
@@ -77,10 +79,15 @@ export const typeDefs = /* GraphQL */ `
     customerId: ID!
     recipient: String!
     subject: String
+    "The text, or an email's plain-text part. A visit report's link shows as [report link]: each sending makes its own."
     body: String!
+    "The visit whose report this is (null for a bulk message)."
+    serviceId: ID
     "PENDING, SENT, STORED (no sender configured) or FAILED."
     status: String!
+    "Why the last attempt failed (a report message is tried up to 5 times)."
     error: String
+    attempts: Int!
     createdAt: DateTime!
     sentAt: DateTime
   }
@@ -90,6 +97,9 @@ export const typeDefs = /* GraphQL */ `
 
 
 export const resolvers: Resolvers = {
+  OutboxMessage: {
+    body: (m: OutboxMessage) => m.body.replaceAll(REPORT_LINK, '[report link]'),
+  },
   Query: {
     bulkOperation: (_: unknown, { id }: QuerybulkOperationArgs, ctx: GraphQLContext) => getBulkOperation(ctx, id),
     bulkOperations: (_: unknown, args: QuerybulkOperationsArgs, ctx: GraphQLContext) => listBulkOperations(ctx, args),

@@ -10,6 +10,7 @@ import {
   updateOrganization,
   updateOrganizationSettings,
 } from '../../../operations/organization.js';
+import { viewerWindowDays } from '../../../operations/sync/windows.js';
 import type { Organization } from '../../../../shared/index.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 import type { MutationcreateApiTokenArgs, MutationrevokeApiTokenArgs, MutationupdateOrganizationArgs, MutationupdateOrganizationSettingsArgs, QueryusersArgs } from '../generated/schema-types.js';
@@ -40,6 +41,8 @@ export const typeDefs = /* GraphQL */ `
     user: User!
     role: Role!
     organization: Organization!
+    "Days of past work this user's devices hold in their replica (later work always); older work is read here. Not in the spec."
+    syncWindowDays: Int!
   }
 
   "Fields not submitted stay as they were; null clears a nullable field."
@@ -61,6 +64,10 @@ export const typeDefs = /* GraphQL */ `
     invoiceDueDays: Int
     emailFromName: String
     emailReplyTo: String
+    "Email / text each completed visit's report to its customer (on by default)."
+    sendVisitReports: Boolean
+    "Replaces the water chemistry settings whole; null goes back to the defaults. Not in the spec."
+    waterChemistry: WaterChemistrySettingsInput
   }
 
   input CreateApiTokenInput {
@@ -99,5 +106,6 @@ export const resolvers: Resolvers = {
   Viewer: {
     user: (_: unknown, __: unknown, ctx: GraphQLContext) => currentUser(ctx),
     organization: (_: unknown, __: unknown, ctx: GraphQLContext) => getOrganization(ctx),
+    syncWindowDays: (_: unknown, __: unknown, ctx: GraphQLContext) => viewerWindowDays(ctx),
   },
 };

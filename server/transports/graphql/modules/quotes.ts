@@ -1,5 +1,6 @@
 import type { Quote } from '../../../../shared/index.js';
 import { createQuote, getQuote, listQuotes, updateQuote } from '../../../operations/quotes.js';
+import { generatedPdfHash } from '../../../operations/quote-pdfs.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 import { withPhotoUrls } from '../file-urls.js';
 import type { MutationcreateQuoteArgs, MutationupdateQuoteArgs, QueryinfiniteQuotesArgs, QueryquoteArgs } from '../generated/schema-types.js';
@@ -77,6 +78,15 @@ export const resolvers: Resolvers = {
   Quote: {
     customer: async (q: Quote, _: unknown, ctx: GraphQLContext) => ctx.loaders.customer.load(q.customerId),
     photos: (q: Quote, _: unknown, ctx: GraphQLContext) => withPhotoUrls(ctx, 'quotes', q.id, q.photos),
-    pdfUrl: (q: Quote, _: unknown, ctx: GraphQLContext) => (q.pdfKey ? ctx.fileUrl(q.pdfKey) : null),
+    // The custom PDF when one was uploaded, else the generated one (made when the link is fetched).
+    pdfUrl: async (q: Quote, _: unknown, ctx: GraphQLContext) => {
+      if (q.pdfKey) return ctx.fileUrl(q.pdfKey);
+      const contentHash = await generatedPdfHash(q, {
+        organization: ctx.loaders.organization,
+        customer: (id) => ctx.loaders.customer.load(id),
+        tax: (id) => ctx.loaders.tax.load(id),
+      });
+      return ctx.quotePdfUrl({ orgId: ctx.viewer.orgId, quoteId: q.id, contentHash });
+    },
   },
 };

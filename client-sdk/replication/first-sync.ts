@@ -1,0 +1,60 @@
+import { PRIORITY_BANDS, type PriorityName } from '../../shared/index.js';
+import type { ReplicaDatabase } from '../replica/database.js';
+
+/**
+ * How far this replica's first sync has come: which priority bands (shared/sync/priorities.ts)
+ * are on the device, and whether every collection has been pulled to the end of its feed once.
+ * Kept in the replica's local documents, so an app opened offline after a first sync knows its
+ * route is there, and a first sync interrupted after its bands does not pull them again.
+ */
+export interface FirstSyncState {
+  /** Bands on the device, in band order; every band once `done`. */
+  ready: PriorityName[];
+  /** Every collection pulled to the end at least once. */
+  done: boolean;
+}
+
+const KEY = 'first-sync';
+
+export class FirstSync {
+  private state: FirstSyncState = { ready: [], done: false };
+
+  private constructor(
+    private readonly db: ReplicaDatabase,
+    private readonly changed: (state: FirstSyncState) => void,
+  ) {}
+
+  static async open(db: ReplicaDatabase, changed: (state: FirstSyncState) => void): Promise<FirstSync> {
+    const first = new FirstSync(db, changed);
+    const stored = await db.getLocal<FirstSyncState>(KEY);
+    if (stored) first.state = { ready: [...stored.get('ready')], done: stored.get('done') };
+    changed(first.state);
+    return first;
+  }
+
+  get done(): boolean {
+    return this.state.done;
+  }
+
+  /** The bands still to pull, in order (none once the first sync is done). */
+  pending(): PriorityName[] {
+    return this.state.done ? [] : PRIORITY_BANDS.map((b) => b.name).filter((name) => !this.state.ready.includes(name));
+  }
+
+  async bandReady(name: PriorityName): Promise<void> {
+    if (this.state.ready.includes(name)) return;
+    await this.save({ ready: PRIORITY_BANDS.map((b) => b.name).filter((b) => b === name || this.state.ready.includes(b)), done: false });
+  }
+
+  /** Every collection reached the end of its feed: the whole scope is on the device. */
+  async completed(): Promise<void> {
+    if (this.state.done) return;
+    await this.save({ ready: PRIORITY_BANDS.map((b) => b.name), done: true });
+  }
+
+  private async save(state: FirstSyncState): Promise<void> {
+    await this.db.upsertLocal(KEY, state);
+    this.state = state;
+    this.changed(state);
+  }
+}

@@ -1,0 +1,77 @@
+import { createRxDatabase } from 'rxdb';
+import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
+import { firstValueFrom } from 'rxjs';
+import { afterAll, describe, expect, it } from 'vitest';
+import { createPoolClient, type PoolClient } from '../client-sdk/index.js';
+import { OUTBOX, outboxKey, outboxMigrations, outboxSchema } from '../client-sdk/replication/outbox.js';
+import { REPLICA_SCHEMA_HISTORY, customerResource, rxSchemaOf, schemaHash, serviceResource, type ReplicatedResource } from '../shared/index.js';
+import { caller, ok, tokenFor } from './support/api.js';
+import { useTestServer } from './support/fixture.js';
+import type { TestServer } from './support/server.js';
+import { serverDocument } from './support/sync.js';
+
+/**
+ * A phone updated to a new app keeps the replica it holds: its documents and, above all, the
+ * changes it made offline and has not synced yet. Here the replica was written by an SDK from
+ * before technicians' scopes (issue 30), whose visits and customers had no `createdById`: the
+ * current SDK opens it, migrates it, and syncs the visit waiting in its outbox, once.
+ */
+describe('a replica stored under an earlier schema', () => {
+  let server: TestServer;
+  let tech: string;
+  let office: string;
+  const open: PoolClient[] = [];
+  useTestServer('pglite', { organization: 'Migrating Pools' }, async (t) => {
+    ({ server } = t);
+    office = t.token;
+    tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
+  });
+  afterAll(async () => {
+    while (open.length) await open.pop()!.close();
+  });
+
+  /**
+   * The schema a collection had before fields were added (version 0 of its history), with fields
+   * that changed since as they were then (`earlier`).
+   */
+  function schemaWithout(resource: ReplicatedResource, fields: string[], earlier: Record<string, object> = {}) {
+    const { version: _v, ...current } = rxSchemaOf(resource);
+    const properties = Object.fromEntries(Object.entries({ ...current.properties, ...earlier }).filter(([name]) => !fields.includes(name)));
+    const schema = { ...current, properties, required: current.required.filter((name) => !fields.includes(name)) };
+    expect(schemaHash(schema), `version 0 of ${resource.collection}`).toBe(REPLICA_SCHEMA_HISTORY[resource.collection][0]);
+    return { ...schema, version: 0 };
+  }
+
+  it('opens with its documents and unsynced changes, and syncs each change once', async () => {
+    const gql = caller(server, office);
+    const customerId = ok(await gql('mutation { createCustomer(input: {firstName: "Old", lastName: "Phone"}) { id } }')).createCustomer.id as string;
+    const storage = getRxStorageMemory();
+    const name = `old-replica-${Date.now()}`;
+    const visitId = crypto.randomUUID();
+    const now = new Date().toISOString();
+
+    const old = await createRxDatabase({ name, storage, multiInstance: false, localDocuments: true });
+    await old.addCollections({
+      // reportNotification was free text then (issue 24 gave it its values).
+      customers: { schema: schemaWithout(customerResource as ReplicatedResource, ['createdById'], { reportNotification: { type: ['string', 'null'], maxLength: 500 } }) as never },
+      // Added since: createdById (issue 30), chemistryVersion (issue 32).
+      services: { schema: schemaWithout(serviceResource as ReplicatedResource, ['createdById', 'chemistryVersion']) as never },
+      [OUTBOX]: { schema: outboxSchema as never, migrationStrategies: outboxMigrations as never },
+    });
+    await old.collections.services!.insert({ id: visitId, customerId, notes: 'Recorded before the update', photos: [], createdAt: now, updatedAt: now });
+    await old.collections[OUTBOX]!.insert({ key: outboxKey('services', visitId), collectionName: 'services', docId: visitId, base: null, changeId: 'change-before-update', sent: [], updatedAt: now, refused: null });
+    await old.close();
+
+    const client = await createPoolClient({ baseUrl: server.url, token: tech, storage, name, collections: ['customers', 'services'], retryMs: 50 });
+    open.push(client);
+    const visit = await client.db.collections.services!.findOne(visitId).exec();
+    expect(visit?.notes).toBe('Recorded before the update');
+    expect((await firstValueFrom(client.sync.status$)).pendingPushes, 'the change waiting before the update, and nothing the migration wrote').toBe(1);
+
+    client.sync.start();
+    await client.sync.awaitInSync({ timeoutMs: 20_000 });
+    const stored = await serverDocument(server, office, 'services', visitId);
+    expect(stored?.notes).toBe('Recorded before the update');
+    expect((await firstValueFrom(client.sync.status$)).pendingPushes).toBe(0);
+  });
+});
