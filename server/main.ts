@@ -10,6 +10,7 @@ import { BulkWorker } from './jobs/worker.js';
 import { VisitReportWorker } from './jobs/visit-reports.js';
 import { startReceiptPruning } from './jobs/receipt-pruner.js';
 import { startScopeAgeing } from './jobs/scope-ageing.js';
+import { startStatisticsKeeper } from './jobs/statistics-keeper.js';
 import { seedDemoOrganization } from './seed.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { Database } from './storage/db.js';
@@ -47,12 +48,14 @@ async function main(): Promise<void> {
   if (config.bulk.worker) reports.start();
   const stopPruning = startReceiptPruning(db, { receiptDays: config.sync.receiptDays, idempotencyKeyHours: config.idempotencyKeyHours }, logger);
   const stopAgeing = startScopeAgeing(db, logger);
+  const stopStatistics = startStatisticsKeeper(db, logger);
   const { app, lifecycle } = createApp({ db, blobs, links, config, feed, logger, bulkStarted: () => worker.poke() });
   const server = app.listen(config.port, config.host);
   // Before announcing the address: a signal right after it must already shut down gracefully.
   onShutdownSignal(() => {
     stopPruning();
     stopAgeing();
+    stopStatistics();
     return shutdown({ server, db, feed, workers: [worker, reports], lifecycle, config, logger });
   });
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));

@@ -29,6 +29,8 @@ describe.each(engines)('convergence simulation on %s', (engine) => {
       expect(reports.flatMap((r) => r.problems.map((p) => `seed ${r.seed}: ${p}`))).toEqual([]);
       expect(reports.every((r) => r.done > 20)).toBe(true);
     },
-    240_000,
+    // A guard against a hang, not a measure of speed: one engine's three seeds took 70-130 s on a
+    // quiet CI machine, and twice that when the machine is loaded.
+    480_000,
   );
 });
