@@ -184,3 +184,38 @@ describe('the sync engine, driven through its remote with a fake clock', () => {
     expect(await db.collections.customers!.findOne('c8').exec()).not.toBeNull();
   });
 });
+
+describe("the outbox asked which of a pulled page's documents have local changes", () => {
+  let db: ReplicaDatabase;
+  let outbox: Outbox;
+  beforeEach(async () => {
+    db = await createReplicaDatabase(`outbox-${Math.random().toString(36).slice(2)}`, getRxStorageMemory() as never, ['customers', 'services']);
+    outbox = new Outbox(db.collections[OUTBOX] as unknown as RxCollection<OutboxEntry>);
+  });
+  afterEach(() => db.close());
+
+  const entry = (collection: string, id: string): OutboxEntry => ({
+    key: `${collection}/${id}`,
+    collectionName: collection,
+    docId: id,
+    base: null,
+    changeId: `change-${id}`,
+    sent: [],
+    updatedAt: new Date().toISOString(),
+    refused: null,
+  });
+  const page = (collection: string, count: number) => Array.from({ length: count }, (_, i) => `${collection}/d${i}`);
+
+  it('answers exactly the entries among the keys, whether the collection holds none, fewer than the page, or more', async () => {
+    expect((await outbox.among('customers', page('customers', 50))).size).toBe(0);
+    // Fewer than the page (read as one range of the collection), one of them refused, one outside the page,
+    // and another collection's entry with the same document id.
+    await outbox.save([entry('customers', 'd3'), { ...entry('customers', 'd7'), refused: 'too large' }, entry('customers', 'x1'), entry('services', 'd4')]);
+    expect([...(await outbox.among('customers', page('customers', 50))).keys()].sort()).toEqual(['customers/d3', 'customers/d7']);
+    // More than the page (read key by key).
+    await outbox.save(Array.from({ length: 60 }, (_, i) => entry('customers', `d${i}`)));
+    const found = await outbox.among('customers', page('customers', 10));
+    expect([...found.keys()].sort()).toEqual(page('customers', 10).sort());
+    expect(found.get('customers/d7')!.changeId).toBe('change-d7');
+  });
+});

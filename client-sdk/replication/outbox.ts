@@ -86,6 +86,23 @@ export class Outbox {
     return new Map([...docs].map(([key, doc]) => [key, doc.toMutableJSON() as OutboxEntry]));
   }
 
+  /**
+   * The entries among `keys`, all of one collection. A pulled page asks for up to a thousand keys
+   * while the outbox mostly holds none of that collection or a few: then they are read as one
+   * range of the collection's index instead of a lookup per key (in a browser, each key a request
+   * of its own to IndexedDB: a third of the main thread's reads in the office's first sync).
+   */
+  async among(collection: string, keys: readonly string[]): Promise<Map<string, OutboxEntry>> {
+    if (!keys.length) return new Map();
+    const ofCollection = { selector: { collectionName: collection } };
+    const held = await this.entries.count(ofCollection).exec();
+    if (held === 0) return new Map();
+    if (held >= keys.length) return this.get(keys);
+    const wanted = new Set(keys);
+    const docs = await this.entries.find(ofCollection).exec();
+    return new Map(docs.filter((d) => wanted.has(d.key)).map((d) => [d.key, d.toMutableJSON() as OutboxEntry]));
+  }
+
   /** The oldest entries of a collection waiting to be pushed. */
   async oldest(collection: string, limit: number): Promise<OutboxEntry[]> {
     const docs = await this.entries.find({ selector: { collectionName: collection, ...PENDING }, sort: [{ updatedAt: 'asc' }], limit }).exec();

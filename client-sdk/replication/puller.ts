@@ -81,7 +81,7 @@ async function applyServerStates(ctx: SyncContext, name: string, documents: DocS
 /** Writes server states under the write lock, each piece on its own: a local change made between two pieces is seen by the next. */
 async function applyChunk(ctx: SyncContext, name: string, documents: DocState[]): Promise<void> {
   await ctx.lock.run(async () => {
-    const changedHere = await ctx.outbox.get(documents.map((d) => outboxKey(name, d.id)));
+    const changedHere = await ctx.outbox.among(name, documents.map((d) => outboxKey(name, d.id)));
     const clean = changedHere.size ? documents.filter((d) => !changedHere.has(outboxKey(name, d.id))) : documents;
     const collection = ctx.collection(name);
     const stored = await readStored(collection, clean.map((d) => d.id));
