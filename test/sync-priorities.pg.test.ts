@@ -67,8 +67,8 @@ describe.each(engines)('priority bands of a first sync, on %s', (engine) => {
     while (open.length) await open.pop()!.close();
   });
 
-  async function bandPull(token: string, collection: string, range: { from: string; to: string }) {
-    const query = new URLSearchParams({ checkpoint: '0', limit: '1000', ...range });
+  async function bandPull(token: string, collection: string, range: { from: string; to: string }, checkpoint = 0, limit = 1000) {
+    const query = new URLSearchParams({ checkpoint: String(checkpoint), limit: String(limit), ...range });
     const res = await fetch(`${server.url}/sync/${collection}/pull?${query}`, { headers: { authorization: `Bearer ${token}` } });
     return { status: res.status, body: (await res.json()) as any };
   }
@@ -88,6 +88,28 @@ describe.each(engines)('priority bands of a first sync, on %s', (engine) => {
     const week = await bandPull(tech.token, 'services', bandRange('week', new Date()));
     const times = week.body.documents.map((d: any) => Date.parse(d.startTime));
     expect(times.every((t: number) => t >= Date.parse(bandRange('week', new Date()).from) && t < Date.parse(bandRange('week', new Date()).to))).toBe(true);
+  });
+
+  it('pages a band exactly: page by page, every row of it once, in position order, on every kind of feed', async () => {
+    const officeToken = (await tokenFor(server, office, 'OFFICE')).token;
+    const range = bandRange('week', new Date());
+    for (const token of [tech.token, office, officeToken]) {
+      for (const collection of COLLECTIONS) {
+        const whole = (await bandPull(token, collection, range)).body.documents.map((d: any) => d.id).sort();
+        expect(whole.length).toBeGreaterThan(1);
+        const paged: string[] = [];
+        const positions: number[] = [];
+        for (let checkpoint = 0; ; ) {
+          const page = (await bandPull(token, collection, range, checkpoint, 2)).body;
+          paged.push(...page.documents.map((d: any) => d.id));
+          positions.push(page.checkpoint.seq);
+          if (page.documents.length < 2) break;
+          checkpoint = page.checkpoint.seq;
+        }
+        expect([...paged].sort(), `${collection}`).toEqual(whole);
+        expect(positions.slice(0, -1).every((p, i) => i === 0 || p > positions[i - 1]!)).toBe(true);
+      }
+    }
   });
 
   it('refuses a band it cannot serve, with words, and changes nothing', async () => {
