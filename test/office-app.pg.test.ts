@@ -196,6 +196,7 @@ describe.runIf(runs).each(engines.slice(-1))('office app on %s', { timeout: 120_
       await card.click();
       await page.getByRole('heading', { name: `Visit at ${customer.name}` }).waitFor();
       expect(await page.getByTestId('visit-notes').textContent()).toBe('Pump basket cracked; replaced.');
+      expect(await page.locator('table.readings tr.out-of-range').allTextContents()).toEqual([expect.stringMatching(/^pH\s*8\.4.*out of range$/)]);
       await page.getByRole('button', { name: /Open photo Cracked basket/ }).click();
       await page.getByRole('dialog', { name: 'Photo' }).waitFor();
       await shot(page, 'visit-photo');

@@ -5,6 +5,7 @@ import { customerAddress, customerName, dateTime, readingsOf, visitStatus } from
 import { useAction, useGraphQL, useSession } from '../../app-kit/hooks.js';
 import { href } from '../../app-kit/route.js';
 import { OfficeUpdateVisitDocument, OfficeVisitDocument } from '../graphql/operations.generated.js';
+import { ReadingsTable } from '../components/readings-table.js';
 
 /**
  * A visit this browser's replica does not hold: older than the office's window (README, "What a
@@ -38,22 +39,7 @@ export function VisitFromServer({ id }: { id: string }) {
       <div className="columns">
         <div>
           <h2>Readings</h2>
-          {readings.length === 0 ? (
-            <p>No readings recorded.</p>
-          ) : (
-            <table className="readings">
-              <tbody>
-                {readings.map((r) => (
-                  <tr key={r.field} className={r.outOfRange ? 'out-of-range' : undefined}>
-                    <th scope="row">{r.label}</th>
-                    <td>
-                      {r.value} {r.unit} {r.outOfRange && <span className="flag-text">out of range</span>}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <ReadingsTable readings={readings} />
           <h2>Water</h2>
           <dl className="facts">
             <dt>Condition</dt>

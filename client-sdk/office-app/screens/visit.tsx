@@ -10,6 +10,7 @@ import { OfficeResendReportDocument, OfficeRevokeReportLinksDocument, OfficeVisi
 import { usePhotoLinks } from '../../app-kit/photo-links.js';
 import { href } from '../../app-kit/route.js';
 import { useTechnicians } from '../technicians.js';
+import { ReadingsTable } from '../components/readings-table.js';
 import { VisitFromServer } from './visit-from-server.js';
 
 /**
@@ -42,22 +43,7 @@ export function VisitScreen({ id }: { id: string }) {
       <div className="columns">
         <div>
           <h2>Readings</h2>
-          {readings.length === 0 ? (
-            <p>No readings recorded.</p>
-          ) : (
-            <table className="readings">
-              <tbody>
-                {readings.map((r) => (
-                  <tr key={r.field} className={r.outOfRange ? 'out-of-range' : undefined}>
-                    <th scope="row">{r.label}</th>
-                    <td>
-                      {r.value} {r.unit} {r.outOfRange && <span className="flag-text">out of range</span>}
-                    </td>
-                  </tr>
-                ))}
-              </tbody>
-            </table>
-          )}
+          <ReadingsTable readings={readings} />
           {visit.chemicalReadings && <Balance visit={visit} customer={customer} allInRange={readings.every((r) => !r.outOfRange)} />}
           <h2>Water</h2>
           <dl className="facts">
