@@ -1,6 +1,6 @@
 import fs from 'node:fs';
 import path from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Page, type Request } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionOrganization } from '../server/operations/organization.js';
 import { caller, ok, tokenFor } from './support/api.js';
@@ -29,6 +29,8 @@ describe.runIf(runs)('the dispatch board of a 20-technician company', { timeout:
   let company: Company;
   let page: Page;
   const pageErrors: string[] = [];
+  const consoleLines: string[] = [];
+  const syncRequests: string[] = [];
 
   beforeAll(async () => {
     store = await openTestStore('pglite');
@@ -42,6 +44,17 @@ describe.runIf(runs)('the dispatch board of a 20-technician company', { timeout:
     context.setDefaultTimeout(60_000);
     page = await context.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
+    // What a stalled first sync leaves to go on (it stalled once in CI, not reproduced): the page's
+    // warnings and errors, and its last sync requests with their outcome.
+    page.on('console', (message) => {
+      if (message.type() === 'error' || message.type() === 'warning') consoleLines.push(`${message.type()}: ${message.text()}`.slice(0, 300));
+    });
+    const started = Date.now();
+    const noteRequest = (request: Request, outcome: string) => {
+      if (request.url().includes('/sync/')) syncRequests.push(`${((Date.now() - started) / 1000).toFixed(1)} s ${outcome} ${request.method()} ${request.url().replace(server.url, '').slice(0, 120)}`);
+    };
+    page.on('requestfinished', (request) => void request.response().then((r) => noteRequest(request, String(r?.status() ?? '?'))));
+    page.on('requestfailed', (request) => noteRequest(request, `failed (${request.failure()?.errorText ?? '?'})`));
     // Every count the board shows, from the page's first script on.
     await page.addInitScript(() => {
       const seen: string[] = [];
@@ -65,7 +78,13 @@ describe.runIf(runs)('the dispatch board of a 20-technician company', { timeout:
     await page.getByLabel('API token', { exact: true }).fill(office);
     await page.getByRole('button', { name: 'Sign in' }).click();
     await page.locator('[data-testid=board-count][data-source=replica]').waitFor();
-    await page.locator('[data-testid=last-synced][data-first-sync=done]').waitFor({ timeout: 120_000 });
+    await page
+      .locator('[data-testid=last-synced][data-first-sync=done]')
+      .waitFor({ timeout: 120_000 })
+      .catch(async (error: Error) => {
+        const state = await page.locator('.sync-state').innerText().catch(() => '(no sync bar)');
+        throw new Error(`${error.message}\nsync bar: ${state}\nlast sync requests:\n${syncRequests.slice(-25).join('\n')}\nconsole:\n${consoleLines.slice(-20).join('\n')}`);
+      });
     const counts = await page.evaluate(() => (window as unknown as { boardCounts: string[] }).boardCounts);
     const shown = counts.map(visitsShown).filter((n) => !Number.isNaN(n));
     expect(shown.length, `counts seen: ${counts.join(' | ')}`).toBeGreaterThan(0);
