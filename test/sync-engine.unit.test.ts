@@ -206,13 +206,13 @@ describe("the outbox asked which of a pulled page's documents have local changes
   });
   const page = (collection: string, count: number) => Array.from({ length: count }, (_, i) => `${collection}/d${i}`);
 
-  it('answers exactly the entries among the keys, whether the collection holds none, fewer than the page, or more', async () => {
+  it('answers exactly the entries among the keys, whether the collection holds none, some, or more than the page', async () => {
     expect((await outbox.among('customers', page('customers', 50))).size).toBe(0);
-    // Fewer than the page (read as one range of the collection), one of them refused, one outside the page,
-    // and another collection's entry with the same document id.
+    // Some of the page, one of them refused, one outside the page, and another collection's entry with
+    // the same document id.
     await outbox.save([entry('customers', 'd3'), { ...entry('customers', 'd7'), refused: 'too large' }, entry('customers', 'x1'), entry('services', 'd4')]);
     expect([...(await outbox.among('customers', page('customers', 50))).keys()].sort()).toEqual(['customers/d3', 'customers/d7']);
-    // More than the page (read key by key).
+    // More entries than the page.
     await outbox.save(Array.from({ length: 60 }, (_, i) => entry('customers', `d${i}`)));
     const found = await outbox.among('customers', page('customers', 10));
     expect([...found.keys()].sort()).toEqual(page('customers', 10).sort());
