@@ -125,6 +125,69 @@ describe.each(engines)('priority bands of a first sync, on %s', (engine) => {
     expect(levels.body.error.message).toMatch(/stockLevels has no priority band/);
   });
 
+  it('leaves out of a full pull what a held band brought, and only that: rows changed or moved into the band since come', async () => {
+    const range = bandRange('today', new Date());
+    const visitsBand = await bandPull(tech.token, 'services', range);
+    const customersBand = await bandPull(tech.token, 'customers', range);
+    expect(Object.keys(visitsBand.body.heads).sort()).toEqual(COLLECTIONS);
+    const positions = Object.fromEntries(COLLECTIONS.map((c) => [c, Math.min(visitsBand.body.heads[c], customersBand.body.heads[c])]));
+    const heldAt = Object.entries(positions).map(([c, seq]) => `${c}:${seq}`).join(',');
+
+    // After the band: one of its visits edited, a later visit moved into today (its customer was
+    // not in the band, and has not changed itself).
+    const [edited] = today as [string];
+    await gql('mutation($id: ID!) { updateService(id: $id, input: {notes: "Dog in the yard"}) { id } }', { id: edited }).then(ok);
+    const later = (await pullAll(server, tech.token, 'services')).documents.find((d: any) => !d._deleted && Date.parse(d.startTime) > Date.parse(range.to));
+    expect(todaysCustomers.has(later.customerId)).toBe(false);
+    await gql('mutation($id: ID!, $s: DateTime) { updateService(id: $id, input: {startTime: $s}) { id } }', { id: later.id, s: at(0, 15) }).then(ok);
+
+    const feed = async (collection: string, held: Record<string, string>) => {
+      const query = new URLSearchParams({ checkpoint: '0', limit: '1000', ...held });
+      const res = await fetch(`${server.url}/sync/${collection}/pull?${query}`, { headers: { authorization: `Bearer ${tech.token}` } });
+      return { status: res.status, body: (await res.json()) as any };
+    };
+    const held = { heldFrom: range.from, heldTo: range.to, heldAt };
+    for (const collection of COLLECTIONS) {
+      const band = (collection === 'services' ? visitsBand : customersBand).body.documents.map((d: any) => d.id as string);
+      const whole = (await pullAll(server, tech.token, collection)).documents;
+      const rest = await feed(collection, held);
+      expect(rest.status).toBe(200);
+      const sent = rest.body.documents.map((d: any) => d.id as string);
+      const brought = new Set(band.filter((id: string) => !sent.includes(id)));
+      // What the band brought and the feed left out, together with the feed, is the whole scope.
+      expect([...new Set([...brought, ...sent])].sort(), collection).toEqual([...new Set(whole.map((d: any) => d.id as string))].sort());
+      expect(rest.body.checkpoint.seq).toBe((await pullAll(server, tech.token, collection)).checkpoint);
+      if (collection === 'services') {
+        expect([...brought].sort()).toEqual(today.filter((id) => id !== edited).sort());
+        expect(sent).toEqual(expect.arrayContaining([edited, later.id]));
+        expect(rest.body.documents.find((d: any) => d.id === edited).notes).toBe('Dog in the yard');
+      } else {
+        // The edited visit's customer comes again too: only visits unchanged since vouch for theirs.
+        const editedCustomer = visitsBand.body.documents.find((d: any) => d.id === edited).customerId;
+        expect([...brought].sort()).toEqual([...todaysCustomers].filter((c) => c !== editedCustomer).sort());
+        expect(sent, "the moved visit's customer, which the band never brought").toContain(later.customerId);
+      }
+    }
+    // Without a position for the customers' visits, nothing of the customers is left out.
+    const partial = await feed('customers', { ...held, heldAt: `customers:${positions.customers}` });
+    expect(partial.status, JSON.stringify(partial.body)).toBe(200);
+    expect(partial.body.documents.map((d: any) => d.id).sort()).toEqual((await pullAll(server, tech.token, 'customers')).documents.map((d: any) => d.id).sort());
+    // Another device's band leaves out nothing the band did not bring.
+    const officeWhole = (await pullAll(server, office, 'services')).documents.length;
+    expect((await fetch(`${server.url}/sync/services/pull?${new URLSearchParams({ checkpoint: '0', limit: '1000', heldFrom: range.from, heldTo: range.to, heldAt: 'services:0,customers:0' })}`, { headers: { authorization: `Bearer ${office}` } }).then((r) => r.json()) as any).documents).toHaveLength(officeWhole);
+
+    for (const [query, words] of [
+      [{ heldFrom: range.from, heldTo: range.to }, /heldFrom, heldTo and heldAt go together/],
+      [{ ...held, heldAt: 'services=3' }, /heldAt lists band collections and positions/],
+      [{ ...held, heldTo: range.from }, /held band: to must be after from/],
+      [{ ...held, ...range }, /a band pull names no held band/],
+    ] as const) {
+      const refused = await feed('services', query as Record<string, string>);
+      expect(refused.status).toBe(400);
+      expect(refused.body.error.message).toMatch(words);
+    }
+  });
+
   /** A technician's new phone; `gate` may hold its requests, `log` records every URL it asks for. */
   async function phone(fetchVia: typeof fetch = fetch) {
     const client = await createPoolClient({ baseUrl: server.url, token: tech.token, storage: getRxStorageMemory(), name: `phone-${Math.random().toString(36).slice(2)}`, collections: COLLECTIONS, retryMs: 50, fetch: fetchVia });
@@ -151,6 +214,10 @@ describe.each(engines)('priority bands of a first sync, on %s', (engine) => {
     const firstFeedPull = pulls.findIndex((url) => !url.includes('from='));
     const bandPulls = pulls.filter((url) => url.includes('from='));
     expect(bandPulls.length, 'both bands of both collections').toBe(4);
+    for (const collection of COLLECTIONS) {
+      const first = pulls.slice(firstFeedPull).find((url) => url.includes(`/${collection}/pull?`));
+      expect(first, 'the full pull names the week band, so it leaves out what the band brought').toContain('heldAt=');
+    }
     expect(pulls.slice(0, firstFeedPull).every((url) => url.includes('from=')), 'every band before the first feed pull').toBe(true);
     const status = await firstValueFrom(client.sync.status$);
     expect(status.ready).toEqual(['today', 'week']);
@@ -179,6 +246,9 @@ describe.each(engines)('priority bands of a first sync, on %s', (engine) => {
     const stored = documents.findLast((d: any) => d.id === deleted);
     expect((await pushChanges(server, office, 'services', [{ assumedMasterState: stored, newDocumentState: { ...stored, _deleted: true } }])).status).toBe(200);
     const added = await visit([...todaysCustomers][0]!, tech.id, at(0, 16), 'Added while syncing');
+    // The last visit of all moves into today: its customer (last seen months ago) was in no band.
+    const last = documents.filter((d: any) => !d._deleted && d.newTechnicianId === tech.id).sort((a: any, b: any) => Date.parse(b.startTime) - Date.parse(a.startTime))[0];
+    await gql('mutation($id: ID!, $s: DateTime) { updateService(id: $id, input: {startTime: $s}) { id } }', { id: last.id, s: at(0, 17) }).then(ok);
 
     release();
     await client.sync.awaitInSync({ timeoutMs: 20_000 });
@@ -188,6 +258,8 @@ describe.each(engines)('priority bands of a first sync, on %s', (engine) => {
     expect(visits).not.toContain(moved);
     expect(visits).not.toContain(deleted);
     expect((await client.db.collections.services!.findOne(edited).exec())?.notes).toBe('Gate code changed');
+    expect((await client.db.collections.services!.findOne(last.id).exec())?.startTime).toBe(at(0, 17));
+    expect(await heldIds(client, 'customers')).toContain(last.customerId);
     expect(await heldIds(client, 'customers')).toEqual(await scopeIds('customers'));
   });
 });

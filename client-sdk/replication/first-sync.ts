@@ -1,4 +1,4 @@
-import { PRIORITY_BANDS, type PriorityName } from '../../shared/index.js';
+import { PRIORITY_BANDS, type HeldBand, type PriorityName } from '../../shared/index.js';
 import type { ReplicaDatabase } from '../replica/database.js';
 
 /**
@@ -12,6 +12,8 @@ export interface FirstSyncState {
   ready: PriorityName[];
   /** Every collection pulled to the end at least once. */
   done: boolean;
+  /** The last band on the device, as the full pull names it to leave out what the band brought (absent: none, or a replica from before). */
+  held?: HeldBand;
 }
 
 const KEY = 'first-sync';
@@ -27,7 +29,7 @@ export class FirstSync {
   static async open(db: ReplicaDatabase, changed: (state: FirstSyncState) => void): Promise<FirstSync> {
     const first = new FirstSync(db, changed);
     const stored = await db.getLocal<FirstSyncState>(KEY);
-    if (stored) first.state = { ready: [...stored.get('ready')], done: stored.get('done') };
+    if (stored) first.state = { ready: [...stored.get('ready')], done: stored.get('done'), held: stored.get('held') ?? undefined };
     changed(first.state);
     return first;
   }
@@ -41,9 +43,19 @@ export class FirstSync {
     return this.state.done ? [] : PRIORITY_BANDS.map((b) => b.name).filter((name) => !this.state.ready.includes(name));
   }
 
-  async bandReady(name: PriorityName): Promise<void> {
+  /** The band that holds what the full pull may leave out (none once the first sync is done: the feed is past it). */
+  get held(): HeldBand | undefined {
+    return this.state.done ? undefined : this.state.held;
+  }
+
+  /**
+   * A band is on the device. The bands grow (this week holds today), so the last one is what the
+   * full pull names; one that does not hold the band before it names nothing of that one, which
+   * then comes again in the feed (only slower).
+   */
+  async bandReady(name: PriorityName, held?: HeldBand): Promise<void> {
     if (this.state.ready.includes(name)) return;
-    await this.save({ ready: PRIORITY_BANDS.map((b) => b.name).filter((b) => b === name || this.state.ready.includes(b)), done: false });
+    await this.save({ ready: PRIORITY_BANDS.map((b) => b.name).filter((b) => b === name || this.state.ready.includes(b)), done: false, ...(held ?? this.state.held ? { held: held ?? this.state.held } : {}) });
   }
 
   /** Every collection reached the end of its feed: the whole scope is on the device. */

@@ -1,5 +1,5 @@
 import type * as z from 'zod';
-import { describeIssues, PullAnswer, PushAnswer as PushAnswerBody, PUSH_CHECKPOINT_HEADER, type Checkpoint, type DocState } from '../../shared/index.js';
+import { describeIssues, formatHeldAt, PullAnswer, type HeldBand, PushAnswer as PushAnswerBody, PUSH_CHECKPOINT_HEADER, type Checkpoint, type DocState } from '../../shared/index.js';
 import { Call, expectedWithin, type CallScope } from './call.js';
 import { failureOfAnswer, protocolFailure } from './failure.js';
 
@@ -71,9 +71,21 @@ export interface BandRange {
   to: string;
 }
 
-export async function pullBatch(endpoint: SyncEndpoint, collection: string, checkpoint: Checkpoint | undefined, limit: number, band?: BandRange): Promise<PullAnswer> {
+/** A band's page (`band`), or a first sync's feed page that leaves out what a band on the device brought (`held`). */
+export interface PullOptions {
+  band?: BandRange;
+  held?: HeldBand;
+}
+
+export async function pullBatch(endpoint: SyncEndpoint, collection: string, checkpoint: Checkpoint | undefined, limit: number, options: PullOptions = {}): Promise<PullAnswer> {
   const what = `pull ${collection}`;
-  const query = new URLSearchParams({ checkpoint: String(checkpoint?.seq ?? 0), limit: String(limit), ...band });
+  const { band, held } = options;
+  const query = new URLSearchParams({
+    checkpoint: String(checkpoint?.seq ?? 0),
+    limit: String(limit),
+    ...band,
+    ...(held ? { heldFrom: held.from, heldTo: held.to, heldAt: formatHeldAt(held.at) } : {}),
+  });
   const { body } = await exchange(endpoint, what, `/sync/${encodeURIComponent(collection)}/pull?${query}`);
   return checked(PullAnswer, what, body);
 }

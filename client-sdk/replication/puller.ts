@@ -1,4 +1,4 @@
-import { BAND_COLLECTIONS, bandRange, isDeparture } from '../../shared/index.js';
+import { BAND_COLLECTIONS, bandRange, isDeparture, type HeldBand } from '../../shared/index.js';
 import type { BandRange } from './http.js';
 import { yieldToEventLoop } from './yield.js';
 import { outboxKey } from './outbox.js';
@@ -14,7 +14,9 @@ import type { SyncContext } from './sync-context.js';
  * the page's documents are written, so a client stopped in between pulls the page again.
  */
 export async function pullToEnd(ctx: SyncContext, name: string): Promise<void> {
-  const fetchPage = pullAhead((checkpoint, limit) => ctx.remote.pull(name, checkpoint?.seq ?? 0, limit));
+  // A first sync's full pull leaves out what the bands brought that has not changed since.
+  const held = ctx.firstSync?.held;
+  const fetchPage = pullAhead((checkpoint, limit) => ctx.remote.pull(name, checkpoint?.seq ?? 0, limit, held && { held }));
   for (;;) {
     const page = await fetchPage({ seq: await ctx.checkpoints.get(name) }, ctx.pullBatchSize);
     await applyServerStates(ctx, name, page.documents);
@@ -37,19 +39,35 @@ export async function pullPriorityBands(ctx: SyncContext, collections: readonly 
     const range = bandRange(band, new Date());
     // A band's collections at once: the server reads each from the device's feed on its own (a
     // visit's customer is found by the visit on the server, not on the device), so one round trip.
-    await Promise.all(names.map((name) => pullBand(ctx, name, range)));
+    const heads = await Promise.all(names.map((name) => pullBand(ctx, name, range)));
     if (!running()) return;
-    await first.bandReady(band);
+    await first.bandReady(band, heldBand(range, heads));
   }
 }
 
-async function pullBand(ctx: SyncContext, name: string, range: BandRange): Promise<void> {
+/** Pulls a band of one collection to its end; answers the feed heads its first page was read after. */
+async function pullBand(ctx: SyncContext, name: string, range: BandRange): Promise<Record<string, number> | undefined> {
+  let heads: Record<string, number> | undefined;
   for (let seq = 0; ; ) {
-    const page = await ctx.remote.pull(name, seq, ctx.pullBatchSize, range);
+    const page = await ctx.remote.pull(name, seq, ctx.pullBatchSize, { band: range });
+    if (seq === 0) heads = page.heads;
     await applyServerStates(ctx, name, page.documents);
     seq = page.checkpoint.seq;
-    if (page.documents.length < ctx.pullBatchSize) return;
+    if (page.documents.length < ctx.pullBatchSize) return heads;
   }
+}
+
+/**
+ * The band as the full pull names it: for each collection, the lowest head any of the band's first
+ * pages was read after, so every row at or before it was unchanged while all of the band was read
+ * (a customer is left out only if the visit that names it was unchanged too). Null if a page told
+ * none (a server from before heads): the full pull then leaves nothing out.
+ */
+function heldBand(range: BandRange, heads: (Record<string, number> | undefined)[]): HeldBand | undefined {
+  if (heads.some((h) => !h)) return undefined;
+  const at: Record<string, number> = {};
+  for (const h of heads as Record<string, number>[]) for (const [name, seq] of Object.entries(h)) at[name] = Math.min(at[name] ?? seq, seq);
+  return { ...range, at };
 }
 
 /**

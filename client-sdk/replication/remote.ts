@@ -1,6 +1,5 @@
 import type { PullAnswer } from '../../shared/index.js';
-import type { BandRange } from './http.js';
-import { pullBatch, pushWithCheckpoint, type PushAnswer, type SyncEndpoint } from './http.js';
+import { pullBatch, pushWithCheckpoint, type PullOptions, type PushAnswer, type SyncEndpoint } from './http.js';
 
 /**
  * The server as the sync engine sees it: pull a page, push rows. The engine and its steps know
@@ -8,15 +7,18 @@ import { pullBatch, pushWithCheckpoint, type PushAnswer, type SyncEndpoint } fro
  * as RxDB's replication talks to its server only through handlers.
  */
 export interface SyncRemote {
-  /** A page of the collection's feed; with `band`, a page of that priority band instead (shared/sync/priorities.ts). */
-  pull(collection: string, checkpoint: number, limit: number, band?: BandRange): Promise<PullAnswer>;
+  /**
+   * A page of the collection's feed; with `band`, a page of that priority band instead; with
+   * `held`, a feed page that leaves out what that band on the device brought (shared/sync/priorities.ts).
+   */
+  pull(collection: string, checkpoint: number, limit: number, options?: PullOptions): Promise<PullAnswer>;
   /** `checkpoint`: the device's pull position, so the server can say its own writes need no pulling back. */
   push(collection: string, rows: unknown[], checkpoint: number): Promise<PushAnswer>;
 }
 
 export function httpRemote(endpoint: SyncEndpoint): SyncRemote {
   return {
-    pull: (collection, checkpoint, limit, band) => pullBatch(endpoint, collection, { seq: checkpoint }, limit, band),
+    pull: (collection, checkpoint, limit, options) => pullBatch(endpoint, collection, { seq: checkpoint }, limit, options),
     push: (collection, rows, checkpoint) => pushWithCheckpoint(endpoint, collection, rows, checkpoint),
   };
 }

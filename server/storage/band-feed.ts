@@ -1,5 +1,5 @@
-import { BAND_COLLECTIONS, type BandRule, type CollectionName, type ResourceDef } from '../../shared/index.js';
-import { jsonArrayBytes, type FeedPage } from './change-feed.js';
+import { BAND_COLLECTIONS, type BandRule, type CollectionName, type HeldBand, type ResourceDef } from '../../shared/index.js';
+import { jsonArrayBytes, type FeedEntry, type FeedPage, type Param } from './change-feed.js';
 import type { Queryable } from './db.js';
 import { fieldSql, tableOf } from './field-sql.js';
 import { analyzeTable, staleTables } from './statistics.js';
@@ -24,7 +24,8 @@ const AUDIENCE = '$6';
 
 /** A visit's start as its sort index has it (services_by_start), so a range uses the index. */
 const timeSql = (collection: CollectionName, alias: string, field: string) => `coalesce(${fieldSql(collection, alias, field)}, '-infinity'::timestamptz)`;
-const inRange = (collection: CollectionName, alias: string, field: string) => `${timeSql(collection, alias, field)} >= $4 and ${timeSql(collection, alias, field)} < $5`;
+const inRange = (collection: CollectionName, alias: string, field: string, from = '$4', to = '$5') =>
+  `${timeSql(collection, alias, field)} >= ${from} and ${timeSql(collection, alias, field)} < ${to}`;
 
 /** Keeps `alias`'s rows the device holds, when the feed is a scope's (the table's feed holds every row): each row's entry by its key. */
 function heldJoin(feed: BandFeed, collection: CollectionName, alias: string, entry: string): string {
@@ -126,3 +127,32 @@ async function analyzeIfStale(q: Queryable, tables: readonly string[]): Promise<
   const stale = (await staleTables(q)).filter((t) => tables.includes(t.name));
   for (const table of stale) await analyzeTable(q, table.name);
 }
+
+/**
+ * SQL true of a row of the feed (`t`, its entry `entry`) that a band the device holds brought and
+ * that has not changed since (shared/sync/priorities.ts, `HeldBand`): its entry at or before the
+ * band's position, held, live, and in the band now; for a row the band's visits need, also named
+ * by a visit of the band held at or before the visits' position. Null when the band tells nothing
+ * of this collection (no position for it): the feed then leaves nothing out.
+ */
+export function heldBandSql(feed: BandFeed, collection: CollectionName, held: HeldBand, entry: FeedEntry, param: Param): string | null {
+  const rule = BAND_COLLECTIONS[collection];
+  const seq = held.at[collection];
+  if (!rule || seq === undefined) return null;
+  if ('time' in rule) return `(${unchangedSql(entry, seq, param)} and ${inRange(collection, 't', rule.time, param(held.from), param(held.to))})`;
+  const needing = BAND_COLLECTIONS[rule.neededBy];
+  const needingSeq = held.at[rule.neededBy];
+  if (!needing || !('time' in needing) || needingSeq === undefined) return null;
+  const heldVisit =
+    feed === 'table'
+      ? `and u._seq <= ${param(needingSeq)}`
+      : `and exists (select 1 from scope_rows h where h.org_id = u.org_id and h.audience = ${param(feed.audience)} and h.collection = '${rule.neededBy}'
+                       and h.row_id = u.id and h.present and h.seq <= ${param(needingSeq)})`;
+  return `(${unchangedSql(entry, seq, param)} and exists (select 1 from ${tableOf(rule.neededBy)} u
+                                where u.org_id = t.org_id and ${fieldSql(rule.neededBy, 'u', rule.field)} = t.id and not u._deleted
+                                  and ${inRange(rule.neededBy, 'u', needing.time, param(held.from), param(held.to))} ${heldVisit}))`;
+}
+
+/** The row (`t`) held live at an entry at or before `seq`: unchanged since the band was read. */
+const unchangedSql = (entry: FeedEntry, seq: number, param: Param) =>
+  `${entry.seq} <= ${param(seq)}${entry.present ? ` and ${entry.present}` : ''} and t.id is not null and not t._deleted`;

@@ -31,6 +31,33 @@ export async function readFeed<T>(
   return rows.map((row) => ({ record: table.toRecord(row) as T, deleted: row.__deleted as boolean, seq: row.__seq as number }));
 }
 
+/** Adds a value to a statement's parameters and answers its placeholder. */
+export type Param = (value: unknown) => string;
+
+/** A statement's parameters, grown by `param` from those it starts with. */
+export function paramsFrom(initial: unknown[]): { params: unknown[]; param: Param } {
+  const params = [...initial];
+  return { params, param: (value) => `$${params.push(value)}` };
+}
+
+/** Where a feed's entry of a row is: its position, and whether the device holds the row there (null: always, the table's own feed). */
+export interface FeedEntry {
+  seq: string;
+  present: string | null;
+}
+
+/**
+ * Rows a page leaves out (a first sync's full pull, of what a band brought: band-feed.ts,
+ * `heldBandSql`): SQL true of such a row (`t`, its entry `entry`), or null to leave out none.
+ */
+export type LeaveOut = (entry: FeedEntry, param: Param) => string | null;
+
+/** The page's own condition with what it leaves out: rows the condition is null for stay. */
+export const leavingOut = (leaveOut: LeaveOut | undefined, entry: FeedEntry, param: Param): string => {
+  const sql = leaveOut?.(entry, param);
+  return sql ? ` and not coalesce(${sql}, false)` : '';
+};
+
 /** A page of the change feed already encoded by the database: `documents` is a JSON array. */
 export interface FeedPage {
   /** The JSON array of the page's documents, as UTF-8 bytes. */
@@ -61,8 +88,10 @@ export async function readFeedPage(
   orgId: string,
   afterSeq: number,
   limit: number,
+  leaveOut?: LeaveOut,
 ): Promise<FeedPage> {
   const name = table.resource.table;
+  const { params, param } = paramsFrom([orgId, afterSeq, limit]);
   const { rows } = await q.query<{ head: number; seq: number | null; doc: string | null }>(
     `select h.head, p.seq, p.doc
        from (select coalesce(max(_seq), 0) as head from ${name} where org_id = $1) h
@@ -70,11 +99,11 @@ export async function readFeedPage(
          select t._seq as seq, row_to_json(d)::text as doc
            from ${name} t,
                 lateral (select ${table.jsonSelectList('t')}, t._deleted as "_deleted") d
-          where t.org_id = $1 and t._seq > $2
+          where t.org_id = $1 and t._seq > $2${leavingOut(leaveOut, { seq: 't._seq', present: null }, param)}
           order by t._seq
           limit $3) p on true
       order by p.seq`,
-    [orgId, afterSeq, limit],
+    params,
   );
   const docs = rows.filter((r) => r.doc !== null);
   return { documents: jsonArrayBytes(docs.map((r) => r.doc!)), lastSeq: docs.at(-1)?.seq ?? null, count: docs.length, head: rows[0]?.head ?? 0 };

@@ -1,5 +1,5 @@
 import { DEPARTED, type ResourceDef } from '../../shared/index.js';
-import { jsonArrayBytes, type FeedPage } from './change-feed.js';
+import { jsonArrayBytes, leavingOut, paramsFrom, type FeedPage, type LeaveOut } from './change-feed.js';
 import type { Queryable } from './db.js';
 import type { RecordTable } from './records.js';
 
@@ -29,18 +29,20 @@ export async function readScopePage(
   collection: string,
   afterSeq: number,
   limit: number,
+  leaveOut?: LeaveOut,
 ): Promise<FeedPage> {
+  const { params, param } = paramsFrom([orgId, afterSeq, limit, audience, collection]);
   const { rows } = await q.query<{ head: number; seq: number | null; doc: string | null }>(
     `select h.head, p.seq, p.doc
        from (select coalesce(max(seq), 0) as head from scope_rows where org_id = $1 and audience = $4 and collection = $5) h
        left join lateral (
          select s.seq, ${entryDocument} as doc
            from scope_rows s ${joined(table)}
-          where s.org_id = $1 and s.audience = $4 and s.collection = $5 and s.seq > $2
+          where s.org_id = $1 and s.audience = $4 and s.collection = $5 and s.seq > $2${leavingOut(leaveOut, { seq: 's.seq', present: 's.present' }, param)}
           order by s.seq
           limit $3) p on true
       order by p.seq`,
-    [orgId, afterSeq, limit, audience, collection],
+    params,
   );
   const docs = rows.filter((r) => r.doc !== null);
   return { documents: jsonArrayBytes(docs.map((r) => r.doc!)), lastSeq: docs.at(-1)?.seq ?? null, count: docs.length, head: rows[0]?.head ?? 0 };

@@ -14,8 +14,9 @@ import type { CollectionName } from '../resources/index.js';
  * to the band and ordered by position, so it brings nothing the device may not hold. It never
  * moves a checkpoint: the feed pulled from the start after it is what makes the replica complete,
  * bringing every row, departures and deletions included, at a state no older than the band's, so
- * a write made while the bands were read is never missed or held back. What it costs: the band's
- * documents travel twice (a few percent of a first sync).
+ * a write made while the bands were read is never missed or held back. So that the band's
+ * documents do not travel twice, that full pull names the band the device holds (`HeldBand`): the
+ * feed then leaves out each row the band brought and nothing has changed since (see `HeldBand`).
  */
 export interface PriorityBand {
   readonly name: 'today' | 'week';
@@ -69,3 +70,49 @@ export const BandQuery = z.object({ from: z.unknown(), to: z.unknown() }).check(
   if (span <= 0) return fail('to must be after from');
   if (span > MAX_BAND_DAYS * 86_400_000) return fail(`a band spans at most ${MAX_BAND_DAYS} days`);
 });
+
+/**
+ * A band already on the device, as a first sync's full pull names it (`heldFrom`, `heldTo`,
+ * `heldAt`): the band's range and, per band collection, the position of the device's feed read
+ * before any page of the band was (a band page from the start answers them, `heads`). A row at or
+ * before that position has not changed since the band was read, so the band brought it if it lies
+ * in the band now: a visit in the range, or a customer a visit of the band names that has not
+ * changed either. The feed leaves such rows out and nothing else: a row changed since, moved into
+ * the range since, or named by a visit that moved into it since, comes in the feed as always.
+ */
+export interface HeldBand {
+  from: string;
+  to: string;
+  /** Per band collection, the device's feed position before the band was read. */
+  at: Record<string, number>;
+}
+
+/** `heldAt` as it travels: `services:120,customers:45`. */
+export const formatHeldAt = (at: Record<string, number>): string =>
+  Object.entries(at)
+    .map(([name, seq]) => `${name}:${seq}`)
+    .join(',');
+
+const HeldAtText = z
+  .string()
+  .max(400)
+  .regex(/^[A-Za-z]+:\d{1,15}(,[A-Za-z]+:\d{1,15})*$/, 'heldAt lists band collections and positions, such as services:120,customers:45')
+  .transform((text) => Object.fromEntries(text.split(',').map((pair) => [pair.split(':')[0]!, Number(pair.split(':')[1])])) as Record<string, number>);
+
+/** `heldFrom`, `heldTo` and `heldAt` of a full pull: all three or none; the range as a band's. */
+export const HeldBandQuery = z
+  .object({ heldFrom: z.unknown(), heldTo: z.unknown(), heldAt: z.unknown() })
+  .check((ctx) => {
+    const { heldFrom, heldTo, heldAt } = ctx.value;
+    const fail = (message: string) => void ctx.issues.push({ code: 'custom', message, input: ctx.value });
+    const given = [heldFrom, heldTo, heldAt].filter((v) => v !== undefined).length;
+    if (given === 0) return;
+    if (given < 3) return fail('heldFrom, heldTo and heldAt go together (a band the device holds)');
+    const range = BandQuery.safeParse({ from: heldFrom, to: heldTo });
+    if (!range.success) return fail(`held band: ${range.error.issues[0]!.message}`);
+    const at = HeldAtText.safeParse(heldAt);
+    if (!at.success) return fail(at.error.issues[0]!.message);
+  })
+  .transform(({ heldFrom, heldTo, heldAt }): HeldBand | undefined =>
+    heldAt === undefined ? undefined : { from: heldFrom as string, to: heldTo as string, at: HeldAtText.parse(heldAt) },
+  );

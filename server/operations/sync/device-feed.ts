@@ -1,5 +1,5 @@
-import { audienceOf, type CollectionName } from '../../../shared/index.js';
-import { readBandPage, type BandRange } from '../../storage/band-feed.js';
+import { audienceOf, type CollectionName, type HeldBand } from '../../../shared/index.js';
+import { heldBandSql, readBandPage, type BandRange } from '../../storage/band-feed.js';
 import { feedHead, feedIdsAfter, readFeedPage, type FeedPage } from '../../storage/change-feed.js';
 import type { Queryable } from '../../storage/db.js';
 import { readScopePage, scopeEntriesAfter, scopeHead } from '../../storage/scope-feed.js';
@@ -18,7 +18,8 @@ export interface DeviceFeed {
   readonly scoped: boolean;
   /** Whose entries it reads in `scope_rows` (a technician's id, or the office's), or null for the table. */
   readonly audience: string | null;
-  page(q: Queryable, afterSeq: number, limit: number): Promise<FeedPage>;
+  /** A page of the feed; `held`, a band the device holds, leaves out what that band brought (a first sync's full pull). */
+  page(q: Queryable, afterSeq: number, limit: number, held?: HeldBand): Promise<FeedPage>;
   /** A page of a priority band of this feed (shared/sync/priorities.ts). */
   band(q: Queryable, afterSeq: number, limit: number, range: BandRange): Promise<FeedPage>;
   head(q: Queryable): Promise<number>;
@@ -29,12 +30,14 @@ export interface DeviceFeed {
 export function deviceFeed(viewer: Viewer, collection: SyncCollection): DeviceFeed {
   const { orgId } = viewer;
   const audience = audienceOf(viewer, collection.name);
+  const name = collection.name as CollectionName;
   if (audience) {
     return {
       scoped: true,
       audience,
-      page: (q, after, limit) => readScopePage(q, collection.table, orgId, audience, collection.name, after, limit),
-      band: (q, after, limit, range) => readBandPage(q, collection.table, { audience }, orgId, collection.name as CollectionName, after, limit, range),
+      page: (q, after, limit, held) =>
+        readScopePage(q, collection.table, orgId, audience, collection.name, after, limit, held && ((entry, param) => heldBandSql({ audience }, name, held, entry, param))),
+      band: (q, after, limit, range) => readBandPage(q, collection.table, { audience }, orgId, name, after, limit, range),
       head: (q) => scopeHead(q, orgId, audience, collection.name),
       entriesAfter: (q, after, limit) => scopeEntriesAfter(q, orgId, audience, collection.name, after, limit),
     };
@@ -42,8 +45,8 @@ export function deviceFeed(viewer: Viewer, collection: SyncCollection): DeviceFe
   return {
     scoped: false,
     audience: null,
-    page: (q, after, limit) => readFeedPage(q, collection.table, orgId, after, limit),
-    band: (q, after, limit, range) => readBandPage(q, collection.table, 'table', orgId, collection.name as CollectionName, after, limit, range),
+    page: (q, after, limit, held) => readFeedPage(q, collection.table, orgId, after, limit, held && ((entry, param) => heldBandSql('table', name, held, entry, param))),
+    band: (q, after, limit, range) => readBandPage(q, collection.table, 'table', orgId, name, after, limit, range),
     head: (q) => feedHead(q, collection.table, orgId),
     entriesAfter: async (q, after, limit) => (await feedIdsAfter(q, collection.table, orgId, after, limit)).map((r) => ({ ...r, present: true })),
   };

@@ -81,6 +81,9 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
       limit: req.query.limit,
       from: req.query.from,
       to: req.query.to,
+      heldFrom: req.query.heldFrom,
+      heldTo: req.query.heldTo,
+      heldAt: req.query.heldAt,
     });
     // Written as it came from the database; res.json would parse nothing but would hash the body
     // for an ETag, which a checkpointed pull has no use for.
