@@ -24,6 +24,11 @@ export interface SessionKind {
   roles: readonly Role[];
   /** What to say to a token of another role. */
   wrongRole: string;
+  /**
+   * Told of a token new to this browser once the server has vouched for it, before its replica
+   * opens (an empty replica: what the first screen needs may be asked of the server meanwhile).
+   */
+  signingInAnew?: (api: Api, viewer: Viewer) => void;
 }
 
 const tokenKey = (kind: SessionKind) => `pool-${kind.app}-token`;
@@ -44,6 +49,7 @@ export async function openSession(kind: SessionKind, token: string): Promise<Ses
   const remembered = rememberedViewer(kind, token);
   const viewer = remembered ?? (await whoIs(kind, api));
   if (!kind.roles.includes(viewer.role)) throw new ApiError(kind.wrongRole, 'FORBIDDEN');
+  if (!remembered) kind.signingInAnew?.(api, viewer);
   remember(kind, token, viewer);
   if (remembered) void whoIs(kind, api).then((fresh) => remember(kind, token, fresh), () => {});
   const client = await createPoolClient({ baseUrl: location.origin, token, name: `${kind.app}-${viewer.organization.id}-${viewer.user.id}` });

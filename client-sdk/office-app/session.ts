@@ -1,4 +1,5 @@
 import { OFFICE_ROLES } from '../../shared/index.js';
+import { askTodayEarly } from './board/board-data.js';
 import { closeSession as close, openSession as open, storedToken as stored, type Session, type SessionKind } from '../app-kit/session.js';
 
 /** The office app's sign-in (app-kit/session.ts): ADMIN, OFFICE and API tokens. */
@@ -6,6 +7,8 @@ const OFFICE: SessionKind = {
   app: 'office',
   roles: OFFICE_ROLES,
   wrongRole: 'This is a technician token; the office app needs an ADMIN, OFFICE or API token.',
+  // The board opens on today: asked of the server while the new replica opens and starts its sync.
+  signingInAnew: (api) => askTodayEarly(api),
 };
 
 export type { Session, Viewer } from '../app-kit/session.js';

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { bandRange, type PriorityName } from '../../../shared/index.js';
+import type { Api } from '../../app-kit/api.js';
 import { useDocsByIds, useObservable, useSession } from '../../app-kit/hooks.js';
 import { useVisitsBetween } from '../../app-kit/visit-range.js';
 import { OfficeBoardRangeDocument, type OfficeBoardRangeQuery } from '../graphql/operations.generated.js';
@@ -11,12 +12,19 @@ import { OfficeBoardRangeDocument, type OfficeBoardRangeQuery } from '../graphql
  *   holds") and brought by the first sync (its `today` band, its `week` band, or all of it). It is
  *   live from then on, and works offline. A range it has only in part is never shown from it, so
  *   the board never goes back to fewer visits than it showed.
- * - the server otherwise (a range before the window, or one the first sync has not reached yet):
- *   one query per day, in parallel, along its start-time index, paged to the end.
- * While the replica's band for the range is still on its way (the first seconds after signing
- * in), nothing is asked of the server: the band is the server's answer, on its way into the replica.
+ * - the server otherwise (a range before the window, or one the first sync has not reached yet,
+ *   such as today's in the first seconds after signing in): the range cut into slices of time asked
+ *   at once, each along the start-time index and paged to the end. The server's answer is shown
+ *   until the replica holds the whole range, never a part of it.
+ * Today's range is asked of the server as a new office device signs in (`askTodayEarly`, before its
+ * replica has opened), so the board shows the day in about the time the server takes to answer.
  */
 const PAGE = 100;
+/**
+ * Slices a range is asked in, at once: a day of 2,600 visits is 26 pages of 100 one after another,
+ * in slices of an hour three or so each (the browser runs six at a time).
+ */
+const SLICES = 24;
 /** The office's window if the server has not said (it says in `viewer.syncWindowDays`). */
 const DEFAULT_WINDOW_DAYS = 14;
 
@@ -46,7 +54,7 @@ export function useBoardRange(from: string, to: string): BoardRange {
   const local = useVisitsBetween(from, to, replicaHasIt);
   const customerIds = useMemo(() => (local ? [...new Set(local.flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort() : null), [local]);
   const localCustomers = useDocsByIds('customers', customerIds);
-  const remote = useServerRange(from, to, !replicaHasIt && !bandOnItsWay);
+  const remote = useServerRange(from, to, !replicaHasIt);
 
   return useMemo(() => {
     if (local && localCustomers) return { visits: local, customers: localCustomers, source: 'replica', waiting: null };
@@ -74,7 +82,7 @@ function startOfDay(time: number): number {
   return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
 }
 
-/** The range from the server while `wanted`, one day per query, all at once; null offline or until every day is in. */
+/** The range from the server while `wanted`; null offline or until every slice is in. */
 function useServerRange(from: string, to: string, wanted: boolean): ServerVisit[] | null {
   const { api } = useSession();
   const [visits, setVisits] = useState<ServerVisit[] | null>(null);
@@ -82,18 +90,8 @@ function useServerRange(from: string, to: string, wanted: boolean): ServerVisit[
     setVisits(null);
     if (!wanted) return;
     let current = true;
-    const day = async (start: string, end: string) => {
-      const all: ServerVisit[] = [];
-      let after: string | null = null;
-      do {
-        const page: OfficeBoardRangeQuery = await api.graphql(OfficeBoardRangeDocument, { from: start, to: end, first: PAGE, after });
-        all.push(...page.infiniteServices.edges.map((e) => e.node));
-        after = page.infiniteServices.pageInfo.hasNextPage ? page.infiniteServices.pageInfo.endCursor : null;
-      } while (after && current);
-      return all;
-    };
-    Promise.all(daysOf(from, to).map(([start, end]) => day(start, end)))
-      .then((days) => current && setVisits(days.flat()))
+    (takeEarly(from, to) ?? askRange(api, from, to))
+      .then((answer) => current && setVisits(answer))
       .catch(() => {}); // offline: nothing to show of a range the replica does not hold
     return () => {
       current = false;
@@ -102,13 +100,57 @@ function useServerRange(from: string, to: string, wanted: boolean): ServerVisit[
   return visits;
 }
 
-/** [start, end) of each day in the range, as ISO times (days as the browser's clock has them). */
-function daysOf(from: string, to: string): [string, string][] {
-  const days: [string, string][] = [];
-  for (let start = new Date(from); start < new Date(to); ) {
-    const end = new Date(start.getFullYear(), start.getMonth(), start.getDate() + 1);
-    days.push([start.toISOString(), (end < new Date(to) ? end : new Date(to)).toISOString()]);
-    start = end;
-  }
-  return days;
+/** The visits of [from, to) from the server, in start-time order: every slice at once, each paged to its end. */
+async function askRange(api: Api, from: string, to: string): Promise<ServerVisit[]> {
+  const slice = async (start: string, end: string) => {
+    const all: ServerVisit[] = [];
+    let after: string | null = null;
+    do {
+      const page: OfficeBoardRangeQuery = await api.graphql(OfficeBoardRangeDocument, { from: start, to: end, first: PAGE, after });
+      all.push(...page.infiniteServices.edges.map((e) => e.node));
+      after = page.infiniteServices.pageInfo.hasNextPage ? page.infiniteServices.pageInfo.endCursor : null;
+    } while (after);
+    return all;
+  };
+  return (await Promise.all(slicesOf(from, to).map(([start, end]) => slice(start, end)))).flat();
+}
+
+/** [from, to) cut into SLICES equal spans of whole minutes, as ISO times. */
+function slicesOf(from: string, to: string): [string, string][] {
+  const start = Date.parse(from);
+  const end = Date.parse(to);
+  const step = Math.max(60_000, Math.ceil((end - start) / SLICES / 60_000) * 60_000);
+  const slices: [string, string][] = [];
+  for (let at = start; at < end; at += step) slices.push([new Date(at).toISOString(), new Date(Math.min(at + step, end)).toISOString()]);
+  return slices;
+}
+
+/** Today's range asked as the office signed in, waiting for the board to take it (once). */
+let early: { from: string; to: string; answer: Promise<ServerVisit[]> } | null = null;
+/** An early answer older than this is asked again: the board came too late to trust it. */
+const EARLY_KEPT_MS = 60_000;
+
+/**
+ * Asks the server for today's board while a new office device signs in (session.ts), before its
+ * replica has opened: opening an IndexedDB replica and starting the sync takes longer than the
+ * server takes to answer the day.
+ */
+export function askTodayEarly(api: Api): void {
+  const { from, to } = todayRange(new Date());
+  const answer = askRange(api, from, to);
+  answer.catch(() => {}); // offline: the board asks again, and says so
+  early = { from, to, answer };
+  setTimeout(() => early?.answer === answer && (early = null), EARLY_KEPT_MS);
+}
+
+function takeEarly(from: string, to: string): Promise<ServerVisit[]> | null {
+  const taken = early && early.from === from && early.to === to ? early.answer : null;
+  if (taken) early = null;
+  return taken;
+}
+
+/** Today on the browser's clock, [midnight, next midnight), as the board's day view asks for it. */
+export function todayRange(now: Date): { from: string; to: string } {
+  const today = new Date(now.getFullYear(), now.getMonth(), now.getDate());
+  return { from: today.toISOString(), to: new Date(today.getFullYear(), today.getMonth(), today.getDate() + 1).toISOString() };
 }
