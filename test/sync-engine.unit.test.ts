@@ -11,6 +11,9 @@ import { Outbox, OUTBOX, type OutboxEntry } from '../client-sdk/replication/outb
 import type { SyncRemote } from '../client-sdk/replication/remote.js';
 import { WriteLock } from '../client-sdk/replication/write-lock.js';
 import { PieceSize } from '../client-sdk/replication/piece-size.js';
+import { FirstSync } from '../client-sdk/replication/first-sync.js';
+import { pullToEnd } from '../client-sdk/replication/puller.js';
+import type { SyncContext } from '../client-sdk/replication/sync-context.js';
 import type { RxCollection } from 'rxdb';
 
 /**
@@ -217,5 +220,60 @@ describe("the outbox asked which of a pulled page's documents have local changes
     const found = await outbox.among('customers', page('customers', 10));
     expect([...found.keys()].sort()).toEqual(page('customers', 10).sort());
     expect(found.get('customers/d7')!.changeId).toBe('change-d7');
+  });
+});
+
+describe('a replica being filled (a first sync) writes pulled pages without reading them first', () => {
+  let db: ReplicaDatabase;
+  let pages: PullAnswer[];
+  let ctx: SyncContext;
+  beforeEach(async () => {
+    db = await createReplicaDatabase(`filling-${Math.random().toString(36).slice(2)}`, getRxStorageMemory() as never, ['customers']);
+    pages = [];
+    const remote: SyncRemote = { pull: async () => pages.shift()!, push: async () => ({ answered: [], checkpoint: null }) };
+    ctx = {
+      collection: (name) => collectionByName(db, name)!,
+      outbox: new Outbox(db.collections[OUTBOX] as unknown as RxCollection<OutboxEntry>),
+      checkpoints: new Checkpoints(db),
+      lock: new WriteLock(),
+      remote,
+      pullBatchSize: 100,
+      pushBatchSize: 10,
+      writePieces: new PieceSize(),
+      firstSync: await FirstSync.open(db, () => undefined),
+    };
+  });
+  afterEach(() => db.close());
+
+  const at = (minute: number) => new Date(Date.UTC(2026, 10, 28, 9, minute)).toISOString();
+  const state = (id: string, lastName: string, minute: number, deleted = false): DocState => ({ id, lastName, createdAt: at(0), updatedAt: at(minute), _deleted: deleted });
+  const held = async () => new Map((await ctx.collection('customers').find().exec()).map((d) => [d.id, d.toJSON() as Record<string, unknown>]));
+
+  it('reads nothing for new documents, and writes over those it holds exactly as after a read: newer yes, older or the same no, tombstones only of held ones', async () => {
+    const reads = vi.spyOn(ctx.collection('customers').storageInstance, 'findDocumentsById');
+    pages.push({ documents: [state('a', 'Alder', 5), state('b', 'Birch', 5), state('c', 'Cedar', 5), state('f', 'Fir', 5)], checkpoint: { seq: 4 } });
+    await pullToEnd(ctx, 'customers');
+    expect(reads, 'a page of new live documents is written without a read of our own').not.toHaveBeenCalled();
+    expect([...(await held()).keys()].sort()).toEqual(['a', 'b', 'c', 'f']);
+
+    pages.push({
+      documents: [state('a', 'Alder (older)', 1), state('b', 'Birch (newer)', 9), state('c', 'Cedar', 5), state('d', 'Dogwood', 9), state('e', 'Elm', 9, true), state('f', 'Fir', 9, true)],
+      checkpoint: { seq: 10 },
+    });
+    await pullToEnd(ctx, 'customers');
+    const after = await held();
+    expect(after.get('a')!.lastName, 'an older state does not take a held document back').toBe('Alder');
+    expect(after.get('b')!.lastName).toBe('Birch (newer)');
+    expect(after.get('d')!.lastName).toBe('Dogwood');
+    expect(after.has('e'), 'a tombstone of a document never held is not written').toBe(false);
+    expect(after.has('f'), 'a held document deleted on the server goes').toBe(false);
+    expect(await ctx.checkpoints.get('customers')).toBe(10);
+    // Once the replica is complete, pulled pages are read first again (most of them are held then).
+    await ctx.firstSync!.completed();
+    reads.mockClear();
+    pages.push({ documents: [state('b', 'Birch (newest)', 12)], checkpoint: { seq: 11 } });
+    await pullToEnd(ctx, 'customers');
+    expect(reads).toHaveBeenCalled();
+    expect((await held()).get('b')!.lastName).toBe('Birch (newest)');
   });
 });

@@ -3,7 +3,7 @@ import type { BandRange } from './http.js';
 import { yieldToEventLoop } from './yield.js';
 import { outboxKey } from './outbox.js';
 import { pullAhead } from './pull-ahead.js';
-import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
+import { insertStates, readStored, stateOf, writeStates, type DocState } from './replica-store.js';
 import type { ChangeBatch } from './stream.js';
 import type { SyncContext } from './sync-context.js';
 
@@ -102,9 +102,15 @@ async function applyChunk(ctx: SyncContext, name: string, documents: DocState[])
     const changedHere = await ctx.outbox.among(name, documents.map((d) => outboxKey(name, d.id)));
     const clean = changedHere.size ? documents.filter((d) => !changedHere.has(outboxKey(name, d.id))) : documents;
     const collection = ctx.collection(name);
-    const stored = await readStored(collection, clean.map((d) => d.id));
-    const departing = clean.filter((d) => isDeparture(d) && stored.get(d.id)?._deleted === false).map((d) => stateOf(stored.get(d.id)!, name));
-    await writeStates(collection, clean.filter((d) => !olderThan(d, stored.get(d.id)) && !heldAlready(d, stored.get(d.id))), stored);
+    // A replica being filled writes live states as new, and reads only those it turns out to hold.
+    const filling = ctx.firstSync !== undefined && !ctx.firstSync.done;
+    const fresh = filling ? clean.filter((d) => d._deleted !== true) : [];
+    const rest = fresh.length ? clean.filter((d) => d._deleted === true) : clean;
+    const stored = await readStored(collection, rest.map((d) => d.id));
+    for (const [id, held] of fresh.length ? await insertStates(collection, fresh) : []) stored.set(id, held);
+    const toWrite = fresh.length ? [...rest, ...fresh.filter((d) => stored.has(d.id))] : rest;
+    const departing = rest.filter((d) => isDeparture(d) && stored.get(d.id)?._deleted === false).map((d) => stateOf(stored.get(d.id)!, name));
+    await writeStates(collection, toWrite.filter((d) => !olderThan(d, stored.get(d.id)) && !heldAlready(d, stored.get(d.id))), stored);
     for (const d of documents) if (isDeparture(d) && changedHere.has(outboxKey(name, d.id))) ctx.departures?.postpone(name, d.id);
     for (const { _deleted, ...held } of departing) ctx.departures?.applied(name, held.id, held);
   });

@@ -37,6 +37,31 @@ export function stateOf(stored: Stored, collection: string): DocState {
  * originals, and some 30 MB of peak memory (issue 14).
  */
 export async function writeStates(collection: RxCollection, states: readonly DocState[], current: Map<string, Stored>): Promise<void> {
+  const result = await bulkWrite(collection, states, current);
+  if (result.error.length) throw writeFailure(collection, result.error[0]!);
+}
+
+/**
+ * Writes live states as new documents, without reading first: on a replica being filled (a first
+ * sync) nearly every pulled document is new to it, and RxDB's storage reads each document it
+ * writes anyway, so a read of our own beforehand was a second read of every document. Those the
+ * replica holds already are not written: they are answered, each with what is stored (RxDB's
+ * conflict carries it), for the caller to write over as it would have after reading.
+ */
+export async function insertStates(collection: RxCollection, states: readonly DocState[]): Promise<Map<string, Stored>> {
+  const held = new Map<string, Stored>();
+  const result = await bulkWrite(collection, states, new Map());
+  for (const error of result.error) {
+    if (error.status !== 409 || !error.documentInDb) throw writeFailure(collection, error);
+    held.set(error.documentId, error.documentInDb as Stored);
+  }
+  return held;
+}
+
+type WriteError = { documentId: string; status: number; documentInDb?: unknown };
+const writeFailure = (collection: RxCollection, error: WriteError) => new Error(`replica write of ${collection.name}/${error.documentId} failed (status ${error.status})`);
+
+async function bulkWrite(collection: RxCollection, states: readonly DocState[], current: Map<string, Stored>): Promise<{ error: WriteError[] }> {
   const rows = [];
   for (const state of states) {
     const previous = current.get(state.id);
@@ -45,10 +70,6 @@ export async function writeStates(collection: RxCollection, states: readonly Doc
     const document = Object.assign(state, { _deleted: deleted, _attachments: {}, _meta: previous ? { ...previous._meta } : { lwt: 0 }, _rev: previous?._rev ?? '' });
     rows.push(previous ? { previous, document } : { document });
   }
-  if (!rows.length) return;
-  const result = await collection.storageInstance.bulkWrite(rows as never, SYNC_WRITE_CONTEXT);
-  if (result.error.length) {
-    const first = result.error[0]!;
-    throw new Error(`replica write of ${collection.name}/${first.documentId} failed (status ${first.status})`);
-  }
+  if (!rows.length) return { error: [] };
+  return (await collection.storageInstance.bulkWrite(rows as never, SYNC_WRITE_CONTEXT)) as { error: WriteError[] };
 }
