@@ -47,9 +47,12 @@ export async function pullPriorityBands(ctx: SyncContext, collections: readonly 
 
 /** Pulls a band of one collection to its end; answers the feed heads its first page was read after. */
 async function pullBand(ctx: SyncContext, name: string, range: BandRange): Promise<Record<string, number> | undefined> {
+  // With a page read ahead, as the feed is pulled: a band's pages are in position order too, so a
+  // page read early is as good as one read later (a row changed since moves to a later position).
+  const fetchPage = pullAhead((checkpoint, limit) => ctx.remote.pull(name, checkpoint?.seq ?? 0, limit, { band: range }));
   let heads: Record<string, number> | undefined;
   for (let seq = 0; ; ) {
-    const page = await ctx.remote.pull(name, seq, ctx.pullBatchSize, { band: range });
+    const page = await fetchPage({ seq }, ctx.pullBatchSize);
     if (seq === 0) heads = page.heads;
     await applyServerStates(ctx, name, page.documents);
     seq = page.checkpoint.seq;

@@ -82,22 +82,28 @@ function startOfDay(time: number): number {
   return new Date(d.getFullYear(), d.getMonth(), d.getDate()).getTime();
 }
 
-/** The range from the server while `wanted`; null offline or until every slice is in. */
+/**
+ * The range from the server, asked while `wanted`; null offline or until every slice is in. An
+ * answer is kept for its range once no longer wanted, so the board shows it until the replica's
+ * own answer is read, rather than nothing in between.
+ */
 function useServerRange(from: string, to: string, wanted: boolean): ServerVisit[] | null {
   const { api } = useSession();
-  const [visits, setVisits] = useState<ServerVisit[] | null>(null);
+  const range = `${from}/${to}`;
+  const [answer, setAnswer] = useState<{ range: string; visits: ServerVisit[] } | null>(null);
   useEffect(() => {
-    setVisits(null);
     if (!wanted) return;
     let current = true;
     (takeEarly(from, to) ?? askRange(api, from, to))
-      .then((answer) => current && setVisits(answer))
+      .then((visits) => current && setAnswer({ range: `${from}/${to}`, visits }))
       .catch(() => {}); // offline: nothing to show of a range the replica does not hold
     return () => {
       current = false;
     };
   }, [api, from, to, wanted]);
-  return visits;
+  // Another range forgets this one's answer: coming back to it later shows the replica, never an old answer.
+  useEffect(() => () => setAnswer(null), [range]);
+  return answer?.range === range ? answer.visits : null;
 }
 
 /** The visits of [from, to) from the server, in start-time order: every slice at once, each paged to its end. */
@@ -133,14 +139,16 @@ const EARLY_KEPT_MS = 60_000;
 /**
  * Asks the server for today's board while a new office device signs in (session.ts), before its
  * replica has opened: opening an IndexedDB replica and starting the sync takes longer than the
- * server takes to answer the day.
+ * server takes to answer the day. Answers when the day is in (the session starts the replica's
+ * sync then).
  */
-export function askTodayEarly(api: Api): void {
+export function askTodayEarly(api: Api): Promise<unknown> {
   const { from, to } = todayRange(new Date());
   const answer = askRange(api, from, to);
   answer.catch(() => {}); // offline: the board asks again, and says so
   early = { from, to, answer };
   setTimeout(() => early?.answer === answer && (early = null), EARLY_KEPT_MS);
+  return answer;
 }
 
 function takeEarly(from: string, to: string): Promise<ServerVisit[]> | null {
