@@ -60,9 +60,10 @@ describe.runIf(runs)('the dispatch board of a 20-technician company', { timeout:
       const seen: string[] = [];
       (window as unknown as { boardCounts: string[] }).boardCounts = seen;
       new MutationObserver(() => {
-        const text = document.querySelector('[data-testid=board-count]')?.textContent ?? null;
+        const count = document.querySelector('[data-testid=board-count]');
+        const text = count ? `${count.textContent} [${count.getAttribute('data-source') ?? ''}]` : null;
         if (text !== null && text !== seen.at(-1)) seen.push(text);
-      }).observe(document, { subtree: true, childList: true, characterData: true });
+      }).observe(document, { subtree: true, childList: true, characterData: true, attributes: true });
     });
   }, 300_000);
   afterAll(async () => {
@@ -90,6 +91,11 @@ describe.runIf(runs)('the dispatch board of a 20-technician company', { timeout:
     expect(shown.length, `counts seen: ${counts.join(' | ')}`).toBeGreaterThan(0);
     for (let i = 1; i < shown.length; i++) expect(shown[i], `counts seen: ${counts.join(' | ')}`).toBeGreaterThanOrEqual(shown[i - 1]!);
     expect(shown.at(-1)).toBe(company.today);
+    // The day came whole from the server first (asked as the token was signed in, before the
+    // replica opened), and the board never went blank between the server's answer and the replica's.
+    const firstShown = counts.findIndex((c) => !Number.isNaN(visitsShown(c)));
+    expect(counts[firstShown], `counts seen: ${counts.join(' | ')}`).toMatch(new RegExp(`^${company.today} visits, \\d+ done \\[server\\]$`));
+    expect(counts.slice(firstShown).every((c) => !Number.isNaN(visitsShown(c))), `counts seen: ${counts.join(' | ')}`).toBe(true);
     // A route per technician, drawn only as far as the window shows: the page stays small.
     expect(await page.locator('section.route').count()).toBeLessThan(TECHNICIANS);
     expect(await page.evaluate(() => document.getElementsByTagName('*').length)).toBeLessThan(10_000);

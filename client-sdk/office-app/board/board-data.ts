@@ -41,7 +41,15 @@ export interface BoardRange {
   waiting: string | null;
 }
 
-export function useBoardRange(from: string, to: string): BoardRange {
+/** No customers: the week's counts name none. */
+const NO_CUSTOMERS: ReadonlyMap<string, BoardCustomer> = new Map();
+
+/**
+ * `withCustomers`: whether the view shows the visits' customers (the day's routes do; the week's
+ * counts do not, and its 18,000 visits of the company named nearly all 13,000 customers, each read
+ * from the replica on every switch to the week).
+ */
+export function useBoardRange(from: string, to: string, withCustomers = true): BoardRange {
   const { client, viewer } = useSession();
   const status = useObservable(() => client.sync.status$, null, [client]);
   const windowDays = viewer.syncWindowDays ?? DEFAULT_WINDOW_DAYS;
@@ -52,11 +60,15 @@ export function useBoardRange(from: string, to: string): BoardRange {
   const bandOnItsWay = inWindow && !arrived && band !== null && status?.state !== 'offline';
 
   const local = useVisitsBetween(from, to, replicaHasIt);
-  const customerIds = useMemo(() => (local ? [...new Set(local.flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort() : null), [local]);
+  const customerIds = useMemo(
+    () => (local && withCustomers ? [...new Set(local.flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort() : null),
+    [local, withCustomers],
+  );
   const localCustomers = useDocsByIds('customers', customerIds);
   const remote = useServerRange(from, to, !replicaHasIt);
 
   return useMemo(() => {
+    if (local && !withCustomers) return { visits: local, customers: NO_CUSTOMERS, source: 'replica', waiting: null };
     if (local && localCustomers) return { visits: local, customers: localCustomers, source: 'replica', waiting: null };
     if (remote) {
       const customers = new Map(remote.flatMap((v) => (v.customer ? [[v.customer.id, v.customer] as const] : [])));
@@ -64,7 +76,7 @@ export function useBoardRange(from: string, to: string): BoardRange {
     }
     const waiting = bandOnItsWay ? `Bringing ${band === 'today' ? "today's" : "this week's"} visits to this browser…` : replicaHasIt ? 'Reading the visits…' : 'Asking the server…';
     return { visits: null, customers: new Map(), source: null, waiting };
-  }, [local, localCustomers, remote, bandOnItsWay, replicaHasIt, band]);
+  }, [local, localCustomers, withCustomers, remote, bandOnItsWay, replicaHasIt, band]);
 }
 
 /** The first sync's band that holds the whole range, if any (shared/sync/priorities.ts). */

@@ -29,7 +29,7 @@ export function BoardScreen() {
   const days = view === 'day' ? [date] : Array.from({ length: 7 }, (_, i) => addDays(startOfWeek(date), i));
   const from = days[0]!.toISOString();
   const to = addDays(days.at(-1)!, 1).toISOString();
-  const { visits, customers, source, waiting } = useBoardRange(from, to);
+  const { visits, customers, source, waiting } = useBoardRange(from, to, view === 'day');
   const types = useDocs('serviceTypes', {}, []);
   const typeNames = useMemo(() => new Map((types ?? []).map((t) => [t.id, t.display])), [types]);
   const previous = useRef<ReadonlyMap<string, Route>>(new Map());
