@@ -106,17 +106,47 @@ export function useAction() {
   return { busy, error, run, setError };
 }
 
-/** Live documents of a replica collection by id (its primary index), as a map; null until the first answer. */
-export function useDocsByIds<C extends CollectionName>(collection: C, ids: readonly string[] | null): Map<string, DocumentOf<C>> | null {
+/**
+ * Ids read in one task: a day of a 200-technician company's board names 2,600 customers, and reading
+ * them at once was one task of 350 ms on the page (IndexedDB's gets and their results).
+ */
+const IDS_AT_A_TIME = 400;
+
+/**
+ * Live documents of a replica collection by id (its primary index), as a map; null until the first
+ * answer. Many ids are read a part at a time, each part in a task of its own. While the answer for
+ * new ids is read, the previous one is kept if `scope` is unchanged (a live change that names
+ * another document), and not if it changed (another day: none of the old answer belongs to it).
+ */
+export function useDocsByIds<C extends CollectionName>(collection: C, ids: readonly string[] | null, scope = ''): Map<string, DocumentOf<C>> | null {
   const { client } = useSession();
-  const [docs, setDocs] = useState<Map<string, DocumentOf<C>> | null>(null);
+  const [answer, setAnswer] = useState<{ scope: string; docs: Map<string, DocumentOf<C>> } | null>(null);
   const key = ids?.join(',') ?? null;
   useEffect(() => {
     const c = collectionOf(client.db, collection);
-    if (!c || !ids) return setDocs(null);
-    const subscription = c.findByIds([...ids]).$.subscribe((found) => setDocs(new Map([...found].map(([id, d]) => [id, documentOf(collection, d.toJSON())]))));
-    return () => subscription.unsubscribe();
+    if (!c || !ids) return setAnswer(null);
+    const parts: Map<string, DocumentOf<C>>[] = [];
+    const count = Math.ceil(ids.length / IDS_AT_A_TIME) || 1;
+    const subscriptions: { unsubscribe(): void }[] = [];
+    let open = true;
+    const read = (i: number) => {
+      if (!open || i >= count) return;
+      const part = ids.slice(i * IDS_AT_A_TIME, (i + 1) * IDS_AT_A_TIME);
+      subscriptions.push(
+        c.findByIds(part).$.subscribe((found) => {
+          const first = !parts[i];
+          parts[i] = new Map([...found].map(([id, d]) => [id, documentOf(collection, d.toJSON())]));
+          if (parts.filter(Boolean).length === count) setAnswer({ scope, docs: new Map(parts.flatMap((p) => [...p])) });
+          if (first) setTimeout(() => read(i + 1), 0);
+        }),
+      );
+    };
+    read(0);
+    return () => {
+      open = false;
+      for (const s of subscriptions) s.unsubscribe();
+    };
     // `key` stands for the ids (a new array every render would re-run the query each time).
-  }, [client, collection, key]);
-  return docs;
+  }, [client, collection, key, scope]);
+  return answer?.scope === scope ? answer.docs : null;
 }

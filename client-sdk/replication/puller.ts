@@ -3,7 +3,8 @@ import type { BandRange } from './http.js';
 import { yieldToEventLoop } from './yield.js';
 import { outboxKey } from './outbox.js';
 import { pullAhead } from './pull-ahead.js';
-import { insertStates, readStored, stateOf, writeStates, type DocState } from './replica-store.js';
+import type { RxCollection } from 'rxdb';
+import { insertStates, readStored, stateOf, writeStates, type DocState, type Stored } from './replica-store.js';
 import type { ChangeBatch } from './stream.js';
 import type { SyncContext } from './sync-context.js';
 
@@ -63,7 +64,7 @@ async function pullBand(ctx: SyncContext, name: string, range: BandRange): Promi
 /**
  * The band as the full pull names it: for each collection, the lowest head any of the band's first
  * pages was read after, so every row at or before it was unchanged while all of the band was read
- * (a customer is left out only if the visit that names it was unchanged too). Null if a page told
+ * (a customer is left out only if the visit that names it was unchanged too). None if a page told
  * none (a server from before heads): the full pull then leaves nothing out.
  */
 function heldBand(range: BandRange, heads: (Record<string, number> | undefined)[]): HeldBand | undefined {
@@ -105,18 +106,28 @@ async function applyChunk(ctx: SyncContext, name: string, documents: DocState[])
     const changedHere = await ctx.outbox.among(name, documents.map((d) => outboxKey(name, d.id)));
     const clean = changedHere.size ? documents.filter((d) => !changedHere.has(outboxKey(name, d.id))) : documents;
     const collection = ctx.collection(name);
-    // A replica being filled writes live states as new, and reads only those it turns out to hold.
     const filling = ctx.firstSync !== undefined && !ctx.firstSync.done;
-    const fresh = filling ? clean.filter((d) => d._deleted !== true) : [];
-    const rest = fresh.length ? clean.filter((d) => d._deleted === true) : clean;
-    const stored = await readStored(collection, rest.map((d) => d.id));
-    for (const [id, held] of fresh.length ? await insertStates(collection, fresh) : []) stored.set(id, held);
-    const toWrite = fresh.length ? [...rest, ...fresh.filter((d) => stored.has(d.id))] : rest;
-    const departing = rest.filter((d) => isDeparture(d) && stored.get(d.id)?._deleted === false).map((d) => stateOf(stored.get(d.id)!, name));
-    await writeStates(collection, toWrite.filter((d) => !olderThan(d, stored.get(d.id)) && !heldAlready(d, stored.get(d.id))), stored);
+    const { stored, unwritten } = filling ? await insertNewFirst(collection, clean) : { stored: await readStored(collection, clean.map((d) => d.id)), unwritten: clean };
+    const departing = unwritten.filter((d) => isDeparture(d) && stored.get(d.id)?._deleted === false).map((d) => stateOf(stored.get(d.id)!, name));
+    await writeStates(collection, unwritten.filter((d) => !olderThan(d, stored.get(d.id)) && !heldAlready(d, stored.get(d.id))), stored);
     for (const d of documents) if (isDeparture(d) && changedHere.has(outboxKey(name, d.id))) ctx.departures?.postpone(name, d.id);
     for (const { _deleted, ...held } of departing) ctx.departures?.applied(name, held.id, held);
   });
+}
+
+/**
+ * A replica being filled (a first sync) writes the live states as new documents at once and reads
+ * only the rest, tombstones and departures, which are written only over what it holds. Answers
+ * what is stored of those read and of the live states it turned out to hold, and the states still
+ * to write over it.
+ */
+async function insertNewFirst(collection: RxCollection, states: DocState[]): Promise<{ stored: Map<string, Stored>; unwritten: DocState[] }> {
+  const live = states.filter((d) => d._deleted !== true);
+  const gone = states.filter((d) => d._deleted === true);
+  const stored = await readStored(collection, gone.map((d) => d.id));
+  const held = await insertStates(collection, live);
+  for (const [id, doc] of held) stored.set(id, doc);
+  return { stored, unwritten: [...gone, ...live.filter((d) => held.has(d.id))] };
 }
 
 /**

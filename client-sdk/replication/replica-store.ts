@@ -8,7 +8,7 @@ import { SYNC_WRITE_CONTEXT } from '../replica/capture.js';
  * still reaches the collection's queries and observers through RxDB's change stream.
  */
 export type { DocState } from '../../shared/index.js';
-type Stored = RxDocumentData<DocState>;
+export type Stored = RxDocumentData<DocState>;
 
 const BOOKKEEPING = new Set(['_meta', '_rev', '_attachments']);
 

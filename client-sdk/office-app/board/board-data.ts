@@ -64,7 +64,7 @@ export function useBoardRange(from: string, to: string, withCustomers = true): B
     () => (local && withCustomers ? [...new Set(local.flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort() : null),
     [local, withCustomers],
   );
-  const localCustomers = useDocsByIds('customers', customerIds);
+  const localCustomers = useDocsByIds('customers', customerIds, `${from}/${to}`);
   const remote = useServerRange(from, to, !replicaHasIt);
 
   return useMemo(() => {
