@@ -111,6 +111,8 @@ export function useAction() {
  * them at once was one task of 350 ms on the page (IndexedDB's gets and their results).
  */
 const IDS_AT_A_TIME = 400;
+/** How long changes to the parts are gathered into one answer. */
+const CHANGES_GATHERED_MS = 50;
 
 /**
  * Live documents of a replica collection by id (its primary index), as a map; null until the first
@@ -129,6 +131,13 @@ export function useDocsByIds<C extends CollectionName>(collection: C, ids: reado
     const count = Math.ceil(ids.length / IDS_AT_A_TIME) || 1;
     const subscriptions: { unsubscribe(): void }[] = [];
     let open = true;
+    // Once every part is in, the parts' changes are told together: a page of a first sync that
+    // changes documents of every part is one new answer, not one per part.
+    let telling: ReturnType<typeof setTimeout> | null = null;
+    const tell = () => {
+      telling = null;
+      if (open && parts.filter(Boolean).length === count) setAnswer({ scope, docs: new Map(parts.flatMap((p) => [...p])) });
+    };
     const read = (i: number) => {
       if (!open || i >= count) return;
       const part = ids.slice(i * IDS_AT_A_TIME, (i + 1) * IDS_AT_A_TIME);
@@ -136,7 +145,8 @@ export function useDocsByIds<C extends CollectionName>(collection: C, ids: reado
         c.findByIds(part).$.subscribe((found) => {
           const first = !parts[i];
           parts[i] = new Map([...found].map(([id, d]) => [id, documentOf(collection, d.toJSON())]));
-          if (parts.filter(Boolean).length === count) setAnswer({ scope, docs: new Map(parts.flatMap((p) => [...p])) });
+          if (first && i === count - 1) tell();
+          else if (!first) telling ??= setTimeout(tell, CHANGES_GATHERED_MS);
           if (first) setTimeout(() => read(i + 1), 0);
         }),
       );
@@ -144,6 +154,7 @@ export function useDocsByIds<C extends CollectionName>(collection: C, ids: reado
     read(0);
     return () => {
       open = false;
+      if (telling) clearTimeout(telling);
       for (const s of subscriptions) s.unsubscribe();
     };
     // `key` stands for the ids (a new array every render would re-run the query each time).
