@@ -63,7 +63,10 @@ describe('devices back in sync; refusals are not outages', () => {
     const healed = Date.now();
     proxy.setMode('pass'); // the dead connections stay dead: no reset, nothing to tell the device
     await c.sync.awaitInSync({ timeoutMs: 10_000 });
-    expect(Date.now() - healed).toBeLessThan(5000); // well inside the push's 30 s deadline
+    // Well inside the push's 30 s deadline: the next probe after the heal (one at most every 2 s
+    // while a reconnect hangs in the dark) shows the network is back, and the push is sent again.
+    // About 3 s here alone; 5.1 s once in a full CI run on two loaded cores, so the bound leaves room.
+    expect(Date.now() - healed).toBeLessThan(8000);
     expect(await serverDocument(server, office, 'services', visit.id)).toMatchObject({ notes: 'pushed into the dark' });
     expect((await firstValueFrom(c.sync.status$)).state).toBe('online');
   });
