@@ -63,8 +63,6 @@ export async function pull(
   return { documents: page.documents, count: page.count, checkpoint: { seq: page.count < limit ? Math.max(last, page.head) : last } };
 }
 
-
-
 /** The device's feed head of each collection a band has (shared/sync/priorities.ts). */
 async function bandHeads(ctx: OperationContext): Promise<Record<string, number>> {
   const names = Object.keys(BAND_COLLECTIONS);
