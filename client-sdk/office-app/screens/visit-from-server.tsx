@@ -6,6 +6,7 @@ import { useAction, useGraphQL, useSession } from '../../app-kit/hooks.js';
 import { href } from '../../app-kit/route.js';
 import { OfficeUpdateVisitDocument, OfficeVisitDocument } from '../graphql/operations.generated.js';
 import { ReadingsTable } from '../components/readings-table.js';
+import { WaterAndNotes } from '../components/water-and-notes.js';
 
 /**
  * A visit this browser's replica does not hold: older than the office's window (README, "What a
@@ -40,19 +41,7 @@ export function VisitFromServer({ id }: { id: string }) {
         <div>
           <h2>Readings</h2>
           <ReadingsTable readings={readings} />
-          <h2>Water</h2>
-          <dl className="facts">
-            <dt>Condition</dt>
-            <dd>{visit.waterCondition ?? '—'}</dd>
-            <dt>Level</dt>
-            <dd>{visit.waterLevel ?? '—'}</dd>
-            <dt>Vacuumed</dt>
-            <dd>{visit.vacuum ?? '—'}</dd>
-          </dl>
-          <h2>Notes</h2>
-          <p className="notes" data-testid="visit-notes">
-            {visit.notes || 'No notes.'}
-          </p>
+          <WaterAndNotes visit={visit} />
         </div>
         <div>
           <h2>Photos</h2>

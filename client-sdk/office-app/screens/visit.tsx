@@ -11,6 +11,7 @@ import { usePhotoLinks } from '../../app-kit/photo-links.js';
 import { href } from '../../app-kit/route.js';
 import { useTechnicians } from '../technicians.js';
 import { ReadingsTable } from '../components/readings-table.js';
+import { WaterAndNotes } from '../components/water-and-notes.js';
 import { VisitFromServer } from './visit-from-server.js';
 
 /**
@@ -45,19 +46,7 @@ export function VisitScreen({ id }: { id: string }) {
           <h2>Readings</h2>
           <ReadingsTable readings={readings} />
           {visit.chemicalReadings && <Balance visit={visit} customer={customer} allInRange={readings.every((r) => !r.outOfRange)} />}
-          <h2>Water</h2>
-          <dl className="facts">
-            <dt>Condition</dt>
-            <dd>{visit.waterCondition ?? '—'}</dd>
-            <dt>Level</dt>
-            <dd>{visit.waterLevel ?? '—'}</dd>
-            <dt>Vacuumed</dt>
-            <dd>{visit.vacuum ?? '—'}</dd>
-          </dl>
-          <h2>Notes</h2>
-          <p className="notes" data-testid="visit-notes">
-            {visit.notes || 'No notes.'}
-          </p>
+          <WaterAndNotes visit={visit} />
           <StockUsed visitId={visit.id} />
         </div>
         <div>
