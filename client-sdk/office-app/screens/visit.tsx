@@ -1,6 +1,6 @@
 import { Alert } from '../../app-kit/components/alert.js';
 import { Field } from '../../app-kit/components/field.js';
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { addedChemicals, rangesOf, targetsFor, visitBalance, waterBodyOf, type Customer, type Service } from '../../../shared/index.js';
 import { amountText, useChemistrySettings } from '../../app-kit/chemistry.js';
 import { BalanceSummary, DoseList } from '../../app-kit/components/water-balance.js';
@@ -9,6 +9,7 @@ import { useAction, useDoc, useDocs, useGraphQL, useSession } from '../../app-ki
 import { OfficeResendReportDocument, OfficeRevokeReportLinksDocument, OfficeVisitReportDocument } from '../graphql/operations.generated.js';
 import { usePhotoLinks } from '../../app-kit/photo-links.js';
 import { href } from '../../app-kit/route.js';
+import { useSyncedForm } from '../../app-kit/synced-form.js';
 import { useTechnicians } from '../technicians.js';
 import { ReadingsTable } from '../components/readings-table.js';
 import { WaterAndNotes } from '../components/water-and-notes.js';
@@ -207,28 +208,20 @@ function EditVisit({ visit }: { visit: Service }) {
   const { client } = useSession();
   const technicians = useTechnicians();
   const save = useAction();
-  const [form, setForm] = useState(() => formOf(visit));
-  // What the form showed when editing began: only fields changed from it are written, so an
-  // untouched field never overwrites a change synced in meanwhile.
-  const [base, setBase] = useState(form);
+  // A change synced from elsewhere shows in the form unless this user is editing it; only fields
+  // changed from what the form showed when editing began are written, so an untouched field never
+  // overwrites a change synced in meanwhile.
+  const { form, base, set: setField, saved: storedForm } = useSyncedForm(visit, formOf);
   const [saved, setSaved] = useState(false);
-  // A change synced from elsewhere shows in the form unless this user is editing it.
-  const [dirty, setDirty] = useState(false);
-  useEffect(() => {
-    if (dirty) return;
-    setForm(formOf(visit));
-    setBase(formOf(visit));
-  }, [visit, dirty]);
   const set = (field: keyof typeof form) => (e: { target: { value: string } }) => {
-    setDirty(true);
     setSaved(false);
-    setForm({ ...form, [field]: e.target.value });
+    setField(field)(e);
   };
   async function submit(event: FormEvent) {
     event.preventDefault();
     const done = await save.run(() => client.patch('services', visit.id, changedFields(base, form)));
     if (done) {
-      setDirty(false);
+      storedForm();
       setSaved(true);
     }
   }

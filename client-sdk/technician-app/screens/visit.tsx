@@ -1,4 +1,4 @@
-import { useEffect, useMemo, useState, type FormEvent } from 'react';
+import { useMemo, useState, type FormEvent } from 'react';
 import { ChemicalReadingShape, rangesOf, targetsFor, waterBodyOf, type Customer } from '../../../shared/index.js';
 import { useChemistrySettings } from '../../app-kit/chemistry.js';
 import { Alert } from '../../app-kit/components/alert.js';
@@ -6,6 +6,7 @@ import { Field } from '../../app-kit/components/field.js';
 import { customerAddress, customerName, dateTime, time, visitStatus, type ChemicalReading } from '../../app-kit/format.js';
 import { useAction, useDoc, useSession } from '../../app-kit/hooks.js';
 import { href } from '../../app-kit/route.js';
+import { useSyncedForm } from '../../app-kit/synced-form.js';
 import { ChemicalsUsed } from '../components/chemicals-used.js';
 import { VisitPhotos } from '../components/visit-photos.js';
 import { WaterBalancePanel } from '../components/water-balance.js';
@@ -102,17 +103,12 @@ function ReadingsForm({ visit, customer }: { visit: Visit; customer: Customer | 
   const settings = useChemistrySettings();
   const ranges = useMemo(() => rangesOf(targetsFor(settings, waterBodyOf(customer))), [settings, customer]);
   const last = history.find((v) => v.id !== visit.id && v.chemicalReadings && (v.startTime ?? '') < (visit.startTime ?? '\uffff'));
-  const [form, setForm] = useState(() => formOf(visit));
-  const [dirty, setDirty] = useState(false);
+  const { form, dirty, set: setField, saved: storedForm } = useSyncedForm(visit, formOf);
   const [saved, setSaved] = useState(false);
   const save = useAction();
-  useEffect(() => {
-    if (!dirty) setForm(formOf(visit));
-  }, [visit, dirty]);
   const set = (field: keyof Form) => (e: { target: { value: string } }) => {
-    setDirty(true);
     setSaved(false);
-    setForm({ ...form, [field]: e.target.value });
+    setField(field)(e);
   };
   const typed = useMemo(() => typedReadings(form), [form]);
   /** Saves what is typed; false when it cannot be (a value that is not a number, or one a test kit cannot show). */
@@ -132,7 +128,7 @@ function ReadingsForm({ visit, customer }: { visit: Visit; customer: Customer | 
       }),
     );
     if (!done) return false;
-    setDirty(false);
+    storedForm();
     setSaved(true);
     return true;
   }

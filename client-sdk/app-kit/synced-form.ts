@@ -1,0 +1,55 @@
+import { useEffect, useMemo, useReducer } from 'react';
+
+type Fields = Record<string, string>;
+
+/** What the form holds: what is typed, what the document said when typing began, and whether anything is typed since. */
+interface FormState<F extends Fields> {
+  form: F;
+  base: F;
+  dirty: boolean;
+}
+
+type FormEvent<F extends Fields> = { kind: 'typed'; field: keyof F; value: string } | { kind: 'synced'; form: F } | { kind: 'saved' };
+
+/**
+ * One reducer, so a change of the document and a keystroke arriving together are applied in the
+ * order they came: the document's new state was applied by an effect after its render, and a
+ * keystroke typed between that render and the effect was written over by it (a technician's first
+ * reading vanished that way, right after "Start visit" wrote the visit).
+ */
+export function formReducer<F extends Fields>(state: FormState<F>, event: FormEvent<F>): FormState<F> {
+  switch (event.kind) {
+    case 'typed':
+      return { ...state, form: { ...state.form, [event.field]: event.value }, dirty: true };
+    case 'synced':
+      return state.dirty ? state : { form: event.form, base: event.form, dirty: false };
+    case 'saved':
+      return { ...state, base: state.form, dirty: false };
+  }
+}
+
+export interface SyncedForm<F extends Fields> {
+  form: F;
+  /** What the document said when editing began: write only the fields changed from it. */
+  base: F;
+  dirty: boolean;
+  /** The change handler of one field. */
+  set: (field: keyof F) => (e: { target: { value: string } }) => void;
+  /** What is typed is stored: changes of the document show again. */
+  saved: () => void;
+}
+
+/**
+ * A form over a document that syncs: changes made elsewhere show in it until this user types,
+ * and never overwrite what they typed.
+ */
+export function useSyncedForm<D, F extends Fields>(doc: D, formOf: (doc: D) => F): SyncedForm<F> {
+  const synced = useMemo(() => formOf(doc), [doc, formOf]);
+  const [state, dispatch] = useReducer(formReducer<F>, synced, (form) => ({ form, base: form, dirty: false }));
+  useEffect(() => dispatch({ kind: 'synced', form: synced }), [synced]);
+  return {
+    ...state,
+    set: (field) => (e) => dispatch({ kind: 'typed', field, value: e.target.value }),
+    saved: () => dispatch({ kind: 'saved' }),
+  };
+}
