@@ -16,6 +16,8 @@ export interface Company {
   visits: number;
   /** Visits today (the board's first view). */
   today: number;
+  /** How long each part of the seed took, in seconds: people and trucks (GraphQL), customers, visits (sync pushes). */
+  seconds: { people: number; customers: number; visits: number };
 }
 
 const CUSTOMERS_EACH = 65;
@@ -24,6 +26,7 @@ const ZONES = ['Arcadia', 'Biltmore', 'Chandler', 'Desert Ridge', 'Estrella', 'F
 const PUSH_ROWS = 2000;
 
 export async function seedCompany(url: string, adminToken: string, technicianCount: number): Promise<Company> {
+  const started = performance.now();
   const gql = caller({ url }, adminToken);
   const typeId = ok(await gql('mutation { createServiceType(input: {display: "Weekly service"}) { id } }')).createServiceType.id as string;
   const technicians: Company['technicians'] = [];
@@ -47,7 +50,9 @@ export async function seedCompany(url: string, adminToken: string, technicianCou
     service: { technicianId: technicianOf(c).id, typeId },
     pool: { kind: 'POOL', volumeGallons: 15000 + (c % 10) * 1000, gateCode: String((c * 7) % 10000).padStart(4, '0') },
   }));
+  const people = performance.now();
   await pushAll(url, adminToken, 'customers', customers);
+  const customersPushed = performance.now();
   const today = new Date();
   today.setHours(0, 0, 0, 0);
   const visits = WEEKS.flatMap((w) =>
@@ -73,7 +78,14 @@ export async function seedCompany(url: string, adminToken: string, technicianCou
     }),
   );
   await pushAll(url, adminToken, 'services', visits);
-  return { technicians, customers: count, visits: visits.length, today: customers.filter((_, c) => Math.floor(c / technicianCount) % 5 === 0).length };
+  const seconds = (from: number, to: number) => Math.round(to - from) / 1000;
+  return {
+    technicians,
+    customers: count,
+    visits: visits.length,
+    today: customers.filter((_, c) => Math.floor(c / technicianCount) % 5 === 0).length,
+    seconds: { people: seconds(started, people), customers: seconds(people, customersPushed), visits: seconds(customersPushed, performance.now()) },
+  };
 }
 
 async function pushAll(url: string, token: string, collection: string, documents: Record<string, unknown>[]): Promise<void> {
