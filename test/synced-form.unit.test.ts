@@ -24,9 +24,20 @@ describe('a form over a synced document', () => {
     let state = formReducer(start, { kind: 'synced', form: { ...empty, notes: 'from the office' } });
     expect(state).toEqual({ form: { ...empty, notes: 'from the office' }, base: { ...empty, notes: 'from the office' }, dirty: false });
     state = formReducer(state, { kind: 'typed', field: 'notes', value: 'mine' });
-    state = formReducer(state, { kind: 'saved' });
+    state = formReducer(state, { kind: 'saved', form: state.form });
     expect(state).toEqual({ form: { ...empty, notes: 'mine' }, base: { ...empty, notes: 'mine' }, dirty: false });
     state = formReducer(state, { kind: 'synced', form: { ...empty, notes: 'mine', ph: '7.2' } });
     expect(state.form).toEqual({ chlorine: '', ph: '7.2', notes: 'mine' });
+  });
+
+  it('keeps what was typed while a save was on its way, to be saved next', () => {
+    let state = formReducer(start, { kind: 'typed', field: 'ph', value: '7.6' });
+    const sent = state.form;
+    state = formReducer(state, { kind: 'typed', field: 'notes', value: 'backwashed' });
+    state = formReducer(state, { kind: 'saved', form: sent });
+    expect(state.dirty).toBe(true);
+    expect(state.base).toEqual(sent);
+    state = formReducer(state, { kind: 'synced', form: sent });
+    expect(state.form).toEqual({ chlorine: '', ph: '7.6', notes: 'backwashed' });
   });
 });

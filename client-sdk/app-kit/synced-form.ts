@@ -9,7 +9,7 @@ interface FormState<F extends Fields> {
   dirty: boolean;
 }
 
-type FormEvent<F extends Fields> = { kind: 'typed'; field: keyof F; value: string } | { kind: 'synced'; form: F } | { kind: 'saved' };
+type FormEvent<F extends Fields> = { kind: 'typed'; field: keyof F; value: string } | { kind: 'synced'; form: F } | { kind: 'saved'; form: F };
 
 /**
  * One reducer, so a change of the document and a keystroke arriving together are applied in the
@@ -24,7 +24,8 @@ export function formReducer<F extends Fields>(state: FormState<F>, event: FormEv
     case 'synced':
       return state.dirty ? state : { form: event.form, base: event.form, dirty: false };
     case 'saved':
-      return { ...state, base: state.form, dirty: false };
+      // What was typed while it was being stored is still to store.
+      return { ...state, base: event.form, dirty: Object.keys(state.form).some((field) => state.form[field] !== event.form[field]) };
   }
 }
 
@@ -35,8 +36,8 @@ export interface SyncedForm<F extends Fields> {
   dirty: boolean;
   /** The change handler of one field. */
   set: (field: keyof F) => (e: { target: { value: string } }) => void;
-  /** What is typed is stored: changes of the document show again. */
-  saved: () => void;
+  /** This form (what was typed when saving began) is stored: changes of the document show again, unless more was typed since. */
+  saved: (stored: F) => void;
 }
 
 /**
@@ -50,6 +51,6 @@ export function useSyncedForm<D, F extends Fields>(doc: D, formOf: (doc: D) => F
   return {
     ...state,
     set: (field) => (e) => dispatch({ kind: 'typed', field, value: e.target.value }),
-    saved: () => dispatch({ kind: 'saved' }),
+    saved: (stored) => dispatch({ kind: 'saved', form: stored }),
   };
 }

@@ -221,7 +221,7 @@ function EditVisit({ visit }: { visit: Service }) {
     event.preventDefault();
     const done = await save.run(() => client.patch('services', visit.id, changedFields(base, form)));
     if (done) {
-      storedForm();
+      storedForm(form);
       setSaved(true);
     }
   }

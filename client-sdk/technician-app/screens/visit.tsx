@@ -128,7 +128,7 @@ function ReadingsForm({ visit, customer }: { visit: Visit; customer: Customer | 
       }),
     );
     if (!done) return false;
-    storedForm();
+    storedForm(form);
     setSaved(true);
     return true;
   }
