@@ -23,17 +23,16 @@ import { httpRemote } from './replication/remote.js';
 import { readStored } from './replication/replica-store.js';
 import { unsyncedSince$ } from './replication/unsynced.js';
 import type { StorageFull } from './replica/storage-full.js';
+import { moveReplicaFromDexie } from './replica/indexeddb/from-dexie.js';
+import { indexedDbStorage } from './replica/indexeddb/storage.js';
 import { LiveStream } from './replication/stream.js';
 import { WriteLock } from './replication/write-lock.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
 import { DEFAULT_UPLOAD_STALL_MS, PHOTO_QUEUE, PhotoUploader } from './uploads/photo-queue.js';
 
-/** IndexedDB (through Dexie, RxDB's open-source IndexedDB storage) in a browser; memory in Node. */
+/** IndexedDB in a browser (replica/indexeddb/); memory in Node. */
 async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
-  if (typeof indexedDB !== 'undefined') {
-    const { getRxStorageDexie } = await import('rxdb/plugins/storage-dexie');
-    return getRxStorageDexie() as RxStorage<unknown, unknown>;
-  }
+  if (typeof indexedDB !== 'undefined') return indexedDbStorage() as RxStorage<unknown, unknown>;
   return getRxStorageMemory() as RxStorage<unknown, unknown>;
 }
 
@@ -150,6 +149,8 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     () => (capture ? (...args) => capture!.captured(...args) : null),
     (full) => storageFull$.next(full),
   );
+  // A browser's replica kept by an SDK from before this storage brings its unsynced work along.
+  if (!options.storage && typeof indexedDB !== 'undefined') await moveReplicaFromDexie(db);
   const tracker = new StatusTracker();
   const outbox = new Outbox(db.collections[OUTBOX]);
   const lock = new WriteLock();

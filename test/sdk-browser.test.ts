@@ -34,6 +34,8 @@ describe.runIf(runs)('client SDK in a browser', () => {
   let browser: Browser;
   let context: BrowserContext;
   let bundle: string;
+  /** RxDB's Dexie storage, which the SDK kept the replica in before its own IndexedDB storage. */
+  let dexieBundle: string;
   let tech: string;
   let office: string;
   let customerId: string;
@@ -64,6 +66,17 @@ describe.runIf(runs)('client SDK in a browser', () => {
       logLevel: 'silent',
     });
     bundle = built.outputFiles[0]!.text;
+    const dexie = await build({
+      stdin: { contents: "export { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';", resolveDir: process.cwd() },
+      bundle: true,
+      format: 'iife',
+      globalName: 'OldStorage',
+      platform: 'browser',
+      target: 'es2022',
+      write: false,
+      logLevel: 'silent',
+    });
+    dexieBundle = dexie.outputFiles[0]!.text;
     browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });
     // The page injects the SDK as an inline script, which the server's Content-Security-Policy
     // refuses, as it should for any page of ours: the browser is told to let this test's script
@@ -186,6 +199,48 @@ describe.runIf(runs)('client SDK in a browser', () => {
     expect(pending).toBe(2);
     expect(await serverDocument(server, office, 'services', ids.visit)).toMatchObject({ notes: 'inserted the RxDB way', customerId });
     expect(await serverDocument(server, office, 'customers', customerId)).toMatchObject({ notes: 'gate code 4821, patched the RxDB way' });
+    await page.close();
+  }, 60_000);
+
+  it('a replica an earlier SDK kept in Dexie brings its unsynced work to the new storage: shown at once, synced once, the old databases gone', async () => {
+    const page = await openApp();
+    await page.addScriptTag({ content: dexieBundle });
+    const before = await page.evaluate(
+      async ({ token, customerId }) => {
+        const { getRxStorageDexie } = (window as unknown as { OldStorage: { getRxStorageDexie: () => never } }).OldStorage;
+        const client = await window.PoolSDK.createPoolClient({ baseUrl: location.origin, token, name: 'updated-tablet', retryMs: 200, storage: getRxStorageDexie() });
+        client.sync.start();
+        await client.sync.awaitInSync();
+        await client.sync.stop(); // offline from here: the visit waits in the outbox
+        const visit = await client.recordVisit({ customerId, notes: 'Recorded before the update, offline' });
+        await client.close();
+        const dexie = (await indexedDB.databases()).map((d) => d.name!).filter((n) => n.startsWith('rxdb-dexie-updated-tablet--'));
+        return { id: visit.id, dexie };
+      },
+      { token: tech, customerId },
+    );
+    expect(before.dexie).toEqual(expect.arrayContaining([expect.stringMatching(/--pendingChanges$/), expect.stringMatching(/--services$/)]));
+    expect(await serverDocument(server, office, 'services', before.id)).toBeUndefined();
+
+    // The app updated to this SDK opens the same replica with its default storage.
+    await page.reload();
+    await page.addScriptTag({ content: bundle });
+    const after = await page.evaluate(
+      async ({ token, id, customerId }) => {
+        const client = await window.PoolSDK.createPoolClient({ baseUrl: location.origin, token, name: 'updated-tablet', retryMs: 200 });
+        const shown = (await client.db.collections.services!.findOne(id).exec())?.get('notes') as string | undefined;
+        const pending = await new Promise<number>((resolve) => client.sync.status$.subscribe((s) => resolve(s.pendingPushes)));
+        client.sync.start();
+        await client.sync.awaitInSync();
+        const customer = (await client.db.collections.customers!.findOne(customerId).exec())?.get('lastName') as string | undefined;
+        await client.close();
+        const dexie = (await indexedDB.databases()).map((d) => d.name!).filter((n) => n.startsWith('rxdb-dexie-updated-tablet--'));
+        return { shown, pending, customer, dexie };
+      },
+      { token: tech, id: before.id, customerId },
+    );
+    expect(after).toEqual({ shown: 'Recorded before the update, offline', pending: 1, customer: 'Rowser', dexie: [] });
+    expect(await serverDocument(server, office, 'services', before.id)).toMatchObject({ notes: 'Recorded before the update, offline', customerId });
     await page.close();
   }, 60_000);
 

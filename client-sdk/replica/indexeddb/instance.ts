@@ -1,0 +1,187 @@
+import {
+  categorizeBulkWriteRows,
+  getQueryMatcher,
+  getSortComparator,
+  type BulkWriteRow,
+  type CategorizeBulkWriteRowsOutput,
+  type EventBulk,
+  type PreparedQuery,
+  type RxDocumentData,
+  type RxJsonSchema,
+  type RxStorageBulkWriteResponse,
+  type RxStorageChangeEvent,
+  type RxStorageCountResult,
+  type RxStorageDefaultCheckpoint,
+  type RxStorageInstance,
+  type RxStorageQueryResult,
+} from 'rxdb';
+import { Subject, type Observable } from 'rxjs';
+import { documentOf, indexNameOf as indexName, keyRangeOf, recordOf, type RecordShape } from './records.js';
+import { deleteDatabase, readThenWrite, requestResult, transactionDone } from './requests.js';
+
+export const DOCS = 'docs';
+
+type Changes<T> = EventBulk<RxStorageChangeEvent<RxDocumentData<T>>, RxStorageDefaultCheckpoint>;
+export interface IndexedDbInternals {
+  db: IDBDatabase;
+  databaseName: string;
+  shape: RecordShape;
+}
+
+/**
+ * One collection in its own IndexedDB database (see records.ts for how documents are kept). A
+ * bulk write is one transaction; a query reads its plan's index range in one request.
+ */
+export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInternals, Record<string, never>, RxStorageDefaultCheckpoint> {
+  readonly options = {};
+  private readonly changes = new Subject<Changes<T>>();
+  private closed = false;
+
+  constructor(
+    readonly databaseName: string,
+    readonly collectionName: string,
+    readonly schema: Readonly<RxJsonSchema<RxDocumentData<T>>>,
+    readonly internals: IndexedDbInternals,
+  ) {}
+
+  private get shape(): RecordShape {
+    return this.internals.shape;
+  }
+
+  async bulkWrite(rows: BulkWriteRow<T>[], context: string): Promise<RxStorageBulkWriteResponse<T>> {
+    this.ensureOpen();
+    if (!rows.length) return { error: [] };
+    // Most writes are new documents (a first sync fills the replica with them), and reading each
+    // one before writing it cost IndexedDB nearly as much as a write: a row with no previous state
+    // is added without a read, and if one is stored after all, the transaction is undone and the
+    // write done again, reading every row first.
+    const categorized = (await this.write(rows, context, 'assume-new').catch((error) => (isConstraint(error) ? null : Promise.reject(error)))) ?? (await this.write(rows, context, 'read-all'));
+    if (categorized.eventBulk.events.length) {
+      const newest = categorized.newestRow!.document;
+      categorized.eventBulk.checkpoint = { id: newest[this.shape.primaryPath as keyof typeof newest] as string, lwt: newest._meta.lwt };
+      this.changes.next(categorized.eventBulk);
+    }
+    return { error: categorized.errors };
+  }
+
+  private async write(rows: BulkWriteRow<T>[], context: string, mode: 'assume-new' | 'read-all'): Promise<CategorizeBulkWriteRowsOutput<T>> {
+    const { primaryPath } = this.shape;
+    const transaction = this.internals.db.transaction(DOCS, 'readwrite');
+    const done = transactionDone(transaction);
+    const store = transaction.objectStore(DOCS);
+    const read = mode === 'read-all' ? rows : rows.filter((row) => row.previous);
+    const ids = read.map((row) => (row.document as Record<string, string>)[primaryPath]!);
+    let categorized: CategorizeBulkWriteRowsOutput<T> | undefined;
+    readThenWrite(store, ids, (found) => {
+      const stored = new Map<string, RxDocumentData<T>>();
+      found.forEach((record, i) => record && stored.set(ids[i]!, documentOf<T>(this.shape, record)));
+      categorized = categorizeBulkWriteRows<T>(this, primaryPath as never, stored, rows, context);
+      // An insert is an add: it fails if the document is stored after all (see bulkWrite).
+      for (const row of categorized.bulkInsertDocs) store.add(recordOf(this.shape, row.document));
+      for (const row of categorized.bulkUpdateDocs) store.put(recordOf(this.shape, row.document));
+    });
+    await done;
+    return categorized!;
+  }
+
+  async findDocumentsById(ids: string[], withDeleted: boolean): Promise<RxDocumentData<T>[]> {
+    this.ensureOpen();
+    const transaction = this.internals.db.transaction(DOCS, 'readonly');
+    const store = transaction.objectStore(DOCS);
+    const records = await Promise.all(ids.map((id) => requestResult(store.get(id))));
+    return records.filter((r) => r !== undefined).map((r) => documentOf<T>(this.shape, r)).filter((doc) => withDeleted || !doc._deleted);
+  }
+
+  async query(prepared: PreparedQuery<T>): Promise<RxStorageQueryResult<T>> {
+    this.ensureOpen();
+    const { query, queryPlan: plan } = prepared;
+    const skip = query.skip ?? 0;
+    const end = typeof query.limit === 'number' ? skip + query.limit : Infinity;
+    const indexed = this.shape.indexes.has(indexName(plan.index));
+    const matches = indexed && plan.selectorSatisfiedByIndex ? undefined : getQueryMatcher(this.schema, query);
+    const inOrder = indexed && plan.sortSatisfiedByIndex;
+    // Where the index answers the selector and the order, only the rows wanted are read.
+    let docs = await this.read(plan, !matches && inOrder && end !== Infinity ? end : undefined);
+    if (matches) docs = docs.filter((doc) => matches(doc));
+    if (!inOrder) docs.sort(getSortComparator(this.schema, query));
+    return { documents: skip || docs.length > end ? docs.slice(skip, end) : docs };
+  }
+
+  async count(prepared: PreparedQuery<T>): Promise<RxStorageCountResult> {
+    this.ensureOpen();
+    const plan = prepared.queryPlan;
+    const name = indexName(plan.index);
+    if (!plan.selectorSatisfiedByIndex || !this.shape.indexes.has(name)) {
+      const { documents } = await this.query({ ...prepared, query: { ...prepared.query, skip: 0, limit: undefined as never } });
+      return { count: documents.length, mode: 'slow' };
+    }
+    const range = keyRangeOf(this.shape, plan);
+    if (!range) return { count: 0, mode: 'fast' };
+    const index = this.internals.db.transaction(DOCS, 'readonly').objectStore(DOCS).index(name);
+    return { count: await requestResult(index.count(range)), mode: 'fast' };
+  }
+
+  /**
+   * The documents in the plan's index range, in index order; a plan on an index IndexedDB does not
+   * keep (RxDB's write times) reads every document, in primary key order, for the caller to match
+   * and sort.
+   */
+  private async read(plan: PreparedQuery<T>['queryPlan'], count?: number): Promise<RxDocumentData<T>[]> {
+    const store = this.internals.db.transaction(DOCS, 'readonly').objectStore(DOCS);
+    const name = indexName(plan.index);
+    let records: unknown[];
+    if (this.shape.indexes.has(name)) {
+      const range = keyRangeOf(this.shape, plan);
+      records = range ? await requestResult(store.index(name).getAll(range, count)) : [];
+    } else {
+      records = await requestResult(store.getAll());
+    }
+    return records.map((r) => documentOf<T>(this.shape, r));
+  }
+
+  async getAttachmentData(): Promise<Blob> {
+    throw new Error('IndexedDB storage: attachments are not supported');
+  }
+
+  changeStream(): Observable<Changes<T>> {
+    this.ensureOpen();
+    return this.changes.asObservable();
+  }
+
+  /** Removes tombstones older than `minimumDeletedTime` (RxDB's cleanup; this SDK does not run it). */
+  async cleanup(minimumDeletedTime: number): Promise<boolean> {
+    this.ensureOpen();
+    const before = Date.now() - minimumDeletedTime;
+    const transaction = this.internals.db.transaction(DOCS, 'readwrite');
+    const done = transactionDone(transaction);
+    const cursor = transaction.objectStore(DOCS).openCursor();
+    cursor.onsuccess = () => {
+      const at = cursor.result;
+      if (!at) return;
+      const doc = documentOf<T>(this.shape, at.value);
+      if (doc._deleted && doc._meta.lwt < before) at.delete();
+      at.continue();
+    };
+    await done;
+    return true;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.changes.complete();
+    this.internals.db.close();
+  }
+
+  async remove(): Promise<void> {
+    this.ensureOpen();
+    await this.close();
+    await deleteDatabase(this.internals.databaseName);
+  }
+
+  private ensureOpen(): void {
+    if (this.closed) throw new Error(`IndexedDB storage: ${this.collectionName} is closed`);
+  }
+}
+
+const isConstraint = (error: unknown) => (error as DOMException | null)?.name === 'ConstraintError';

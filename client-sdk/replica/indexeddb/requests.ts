@@ -1,0 +1,51 @@
+/**
+ * IndexedDB's requests and transactions as promises. Only the last step of a transaction may be
+ * awaited: the transaction commits once a task ends with nothing asked of it, so whatever must
+ * happen inside one is chained in the requests' callbacks (see `readThenWrite`).
+ */
+export function requestResult<T>(request: IDBRequest<T>): Promise<T> {
+  return new Promise((resolve, reject) => {
+    request.onsuccess = () => resolve(request.result);
+    request.onerror = () => reject(request.error);
+  });
+}
+
+/** Settles when the transaction has committed, or fails with why it did not (a refused write, a quota). */
+export function transactionDone(transaction: IDBTransaction): Promise<void> {
+  return new Promise((resolve, reject) => {
+    transaction.oncomplete = () => resolve();
+    transaction.onabort = () => reject(transaction.error ?? new DOMException('transaction aborted', 'AbortError'));
+  });
+}
+
+/**
+ * Reads `keys` from the store, then calls `write` with what was found (in the order of `keys`,
+ * undefined where nothing is stored), all in the transaction: nothing can be written between the
+ * read and the write.
+ */
+export function readThenWrite(store: IDBObjectStore, keys: readonly string[], write: (found: unknown[]) => void): void {
+  const found: unknown[] = new Array(keys.length);
+  let waiting = keys.length;
+  if (!waiting) return write(found);
+  keys.forEach((key, i) => {
+    const request = store.get(key);
+    request.onsuccess = () => {
+      found[i] = request.result;
+      if (--waiting === 0) write(found);
+    };
+  });
+}
+
+export function openDatabase(name: string, upgrade: (db: IDBDatabase) => void): Promise<IDBDatabase> {
+  const request = indexedDB.open(name, 1);
+  request.onupgradeneeded = () => upgrade(request.result);
+  return requestResult(request).then((db) => {
+    // Another page deleting or upgrading this database is not kept waiting by this one.
+    db.onversionchange = () => db.close();
+    return db;
+  });
+}
+
+export function deleteDatabase(name: string): Promise<void> {
+  return requestResult(indexedDB.deleteDatabase(name)).then(() => undefined);
+}
