@@ -83,9 +83,10 @@ describe('the replica on IndexedDB', () => {
   it('answers queries on its indexes (ranges, order, skip, limit, counts) as RxDB memory storage does', async () => {
     const ours = await replica(uniqueName('queries'));
     const reference = await replica(uniqueName('reference'), getRxStorageMemory() as never);
-    // A day and a half of visits for three technicians (and none), some without a start, some deleted.
-    const docs = Array.from({ length: 240 }, (_, i) =>
-      visit(`v${String((i * 7919) % 240).padStart(3, '0')}`, {
+    // A day and a half of visits for three technicians (and none), some without a start, some
+    // deleted: more than a piece of a read (500), so ranges are read in several.
+    const docs = Array.from({ length: 1300 }, (_, i) =>
+      visit(`v${String((i * 7919) % 1300).padStart(4, '0')}`, {
         startTime: i % 17 === 0 ? null : new Date(Date.parse('2026-11-28T00:00:00.000Z') + ((i * 37) % 36) * 3_600_000).toISOString(),
         newTechnicianId: ['ana', 'ben', 'cy', null][i % 4],
         notes: `n${i % 5}`,

@@ -16,8 +16,8 @@ import {
   type RxStorageQueryResult,
 } from 'rxdb';
 import { Subject, type Observable } from 'rxjs';
-import { documentOf, indexNameOf as indexName, keyRangeOf, recordOf, type RecordShape } from './records.js';
-import { deleteDatabase, readThenWrite, requestResult, transactionDone } from './requests.js';
+import { documentOf, indexKeyOf, indexNameOf as indexName, keyRangeOf, recordOf, type RecordShape } from './records.js';
+import { deleteDatabase, getAllInPieces, readThenWrite, requestResult, transactionDone } from './requests.js';
 
 export const DOCS = 'docs';
 
@@ -129,12 +129,13 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
   private async read(plan: PreparedQuery<T>['queryPlan'], count?: number): Promise<RxDocumentData<T>[]> {
     const store = this.internals.db.transaction(DOCS, 'readonly').objectStore(DOCS);
     const name = indexName(plan.index);
+    const fields = this.shape.indexes.get(name);
     let records: unknown[];
-    if (this.shape.indexes.has(name)) {
+    if (fields) {
       const range = keyRangeOf(this.shape, plan);
-      records = range ? await requestResult(store.index(name).getAll(range, count)) : [];
+      records = range ? await getAllInPieces(store.index(name), range, indexKeyOf(fields), count) : [];
     } else {
-      records = await requestResult(store.getAll());
+      records = await getAllInPieces(store, undefined, indexKeyOf([this.shape.primaryPath]));
     }
     return records.map((r) => documentOf<T>(this.shape, r));
   }

@@ -20,8 +20,9 @@ export function recordShapeOf(schema: RxJsonSchema<RxDocumentData<unknown>>): Re
   for (const index of (schema.indexes ?? []).map((i) => (Array.isArray(i) ? [...i] : [i as string]))) {
     // RxDB's index of write times serves only its own replication and cleanup, which this SDK does
     // not use: an index entry less for every document written (they still work, reading every
-    // document; see `query`).
-    if (index[0] !== '_meta.lwt') indexes.set(indexNameOf(index), index);
+    // document; see `query`). An index without the primary key (none of the replica's: RxDB adds it
+    // to every index it is given) is read the same way, as its keys could repeat.
+    if (index[0] !== '_meta.lwt' && index.includes(primaryPath)) indexes.set(indexNameOf(index), index);
   }
   const fields = new Set([...indexes.values()].flat());
   const booleans = [...fields].filter((field) => getSchemaByObjectPath(schema, field)?.type === 'boolean');
@@ -31,6 +32,12 @@ export function recordShapeOf(schema: RxJsonSchema<RxDocumentData<unknown>>): Re
 }
 
 export const indexNameOf = (index: readonly string[]) => index.join('+');
+
+/** A stored record's key in an index of these fields (as IndexedDB derives it from the record). */
+export function indexKeyOf(fields: readonly string[]): (record: unknown) => IDBValidKey {
+  const valueAt = (record: unknown, path: string) => path.split('.').reduce((value, step) => (value as Record<string, unknown>)[step], record) as IDBValidKey;
+  return fields.length === 1 ? (record) => valueAt(record, fields[0]!) : (record) => fields.map((field) => valueAt(record, field));
+}
 
 /** The record a document is stored as (a copy: the document itself is RxDB's and is not changed). */
 export function recordOf(shape: RecordShape, doc: RxDocumentData<unknown>): Record<string, unknown> {
