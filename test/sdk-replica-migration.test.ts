@@ -1,8 +1,10 @@
-import { createRxDatabase } from 'rxdb';
+import 'fake-indexeddb/auto';
+import { createRxDatabase, type RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPoolClient, type PoolClient } from '../client-sdk/index.js';
+import { indexedDbStorage } from '../client-sdk/replica/indexeddb/storage.js';
 import { OUTBOX, outboxKey, outboxMigrations, outboxSchema } from '../client-sdk/replication/outbox.js';
 import { REPLICA_SCHEMA_HISTORY, customerResource, rxSchemaOf, schemaHash, serviceResource, type ReplicatedResource } from '../shared/index.js';
 import { caller, ok, tokenFor } from './support/api.js';
@@ -14,7 +16,8 @@ import { serverDocument } from './support/sync.js';
  * A phone updated to a new app keeps the replica it holds: its documents and, above all, the
  * changes it made offline and has not synced yet. Here the replica was written by an SDK from
  * before technicians' scopes (issue 30), whose visits and customers had no `createdById`: the
- * current SDK opens it, migrates it, and syncs the visit waiting in its outbox, once.
+ * current SDK opens it, migrates it, and syncs the visit waiting in its outbox, once: on RxDB's
+ * memory storage and on the SDK's IndexedDB storage (fake-indexeddb here), which a browser uses.
  */
 describe('a replica stored under an earlier schema', () => {
   let server: TestServer;
@@ -42,10 +45,14 @@ describe('a replica stored under an earlier schema', () => {
     return { ...schema, version: 0 };
   }
 
-  it('opens with its documents and unsynced changes, and syncs each change once', async () => {
+  const storages: [string, () => RxStorage<unknown, unknown>][] = [
+    ['memory', () => getRxStorageMemory() as RxStorage<unknown, unknown>],
+    ['IndexedDB', () => indexedDbStorage() as RxStorage<unknown, unknown>],
+  ];
+  it.each(storages)('opens with its documents and unsynced changes, and syncs each change once (%s)', async (_kind, storageOf) => {
     const gql = caller(server, office);
     const customerId = ok(await gql('mutation { createCustomer(input: {firstName: "Old", lastName: "Phone"}) { id } }')).createCustomer.id as string;
-    const storage = getRxStorageMemory();
+    const storage = storageOf();
     const name = `old-replica-${Date.now()}`;
     const visitId = crypto.randomUUID();
     const now = new Date().toISOString();
@@ -59,7 +66,7 @@ describe('a replica stored under an earlier schema', () => {
       [OUTBOX]: { schema: outboxSchema as never, migrationStrategies: outboxMigrations as never },
     });
     await old.collections.services!.insert({ id: visitId, customerId, notes: 'Recorded before the update', photos: [], createdAt: now, updatedAt: now });
-    await old.collections[OUTBOX]!.insert({ key: outboxKey('services', visitId), collectionName: 'services', docId: visitId, base: null, changeId: 'change-before-update', sent: [], updatedAt: now, refused: null });
+    await old.collections[OUTBOX]!.insert({ key: outboxKey('services', visitId), collectionName: 'services', docId: visitId, base: null, changeId: `change-before-update-${name}`, sent: [], updatedAt: now, refused: null });
     await old.close();
 
     const client = await createPoolClient({ baseUrl: server.url, token: tech, storage, name, collections: ['customers', 'services'], retryMs: 50 });
