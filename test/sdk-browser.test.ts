@@ -206,18 +206,19 @@ describe.runIf(runs)('client SDK in a browser', () => {
     const page = await openApp();
     await page.addScriptTag({ content: dexieBundle });
     const before = await page.evaluate(
-      async ({ token, customerId }) => {
+      async ({ token, customerId, jpeg }) => {
         const { getRxStorageDexie } = (window as unknown as { OldStorage: { getRxStorageDexie: () => never } }).OldStorage;
         const client = await window.PoolSDK.createPoolClient({ baseUrl: location.origin, token, name: 'updated-tablet', retryMs: 200, storage: getRxStorageDexie() });
         client.sync.start();
         await client.sync.awaitInSync();
-        await client.sync.stop(); // offline from here: the visit waits in the outbox
+        await client.sync.stop(); // offline from here: the visit waits in the outbox, its photo in the queue
         const visit = await client.recordVisit({ customerId, notes: 'Recorded before the update, offline' });
+        await client.addVisitPhoto(visit.id, new Blob([new Uint8Array(jpeg)], { type: 'image/jpeg' }), 'Before the update');
         await client.close();
         const dexie = (await indexedDB.databases()).map((d) => d.name!).filter((n) => n.startsWith('rxdb-dexie-updated-tablet--'));
         return { id: visit.id, dexie };
       },
-      { token: tech, customerId },
+      { token: tech, customerId, jpeg: [...sampleFiles.jpeg(2048)] },
     );
     expect(before.dexie).toEqual(expect.arrayContaining([expect.stringMatching(/--pendingChanges$/), expect.stringMatching(/--services$/)]));
     expect(await serverDocument(server, office, 'services', before.id)).toBeUndefined();
@@ -241,6 +242,9 @@ describe.runIf(runs)('client SDK in a browser', () => {
     );
     expect(after).toEqual({ shown: 'Recorded before the update, offline', pending: 1, customer: 'Rowser', dexie: [] });
     expect(await serverDocument(server, office, 'services', before.id)).toMatchObject({ notes: 'Recorded before the update, offline', customerId });
+    // The photo waiting in the old queue is uploaded once, after its visit.
+    const photos = async () => ok(await gql(`query($id: ID!) { infiniteServices(selector: {filters: {id: {eq: $id}}}, first: 1) { edges { node { photos { caption size } } } } }`, { id: before.id })).infiniteServices.edges[0].node.photos;
+    await expect.poll(photos, { timeout: 10_000 }).toEqual([{ caption: 'Before the update', size: 2048 }]);
     await page.close();
   }, 60_000);
 

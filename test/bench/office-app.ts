@@ -88,7 +88,7 @@ async function untilSynced(page: Page): Promise<void> {
 /** Visits in the page's IndexedDB replica, counted in the store RxDB's Dexie storage keeps them in. */
 function visitsInReplica(page: Page): Promise<number> {
   return page.evaluate(async () => {
-    const name = (await indexedDB.databases()).find((d) => d.name?.endsWith('--services'))?.name;
+    const name = (await indexedDB.databases()).find((d) => /:services:\d+$/.test(d.name ?? ''))?.name;
     if (!name) return 0;
     const db = await new Promise<IDBDatabase>((resolve, reject) => {
       const open = indexedDB.open(name);

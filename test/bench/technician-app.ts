@@ -167,13 +167,17 @@ async function photoCost(page: Page, token: string, url: string): Promise<{ orig
     if (!photo?.size) await new Promise((r) => setTimeout(r, 500));
   }
   if (!photo?.size || !photo.url) throw new Error('the photo was not uploaded within 2 minutes');
-  // The phone uploads exactly the bytes it stored; its dimensions, decoded by the browser.
-  const size = await page.evaluate(async (src) => {
+  // The phone uploads exactly the bytes it stored; its dimensions, decoded by the browser on a
+  // blank page (the app's own page may show images only from its origin and data: URLs, and the
+  // photo's link names the server's address, not the proxy's the app is served through).
+  const blank = await page.context().newPage();
+  const size = await blank.evaluate(async (src) => {
     const img = new Image();
     img.src = src;
     await img.decode();
     return { width: img.naturalWidth, height: img.naturalHeight };
   }, photo.url);
+  await blank.close();
   const stored = photo.size;
   const uploaded = photo.size;
   return { original: original.length, stored, uploaded, width: size.width, height: size.height };
