@@ -105,6 +105,7 @@ describe('the replica on IndexedDB', () => {
       { selector: { startKey: day, notes: 'n2' }, sort: [{ startKey: 'asc' }], limit: 5 },
       { selector: { notes: { $in: ['n1', 'n3'] } }, sort: [{ id: 'asc' }], skip: 2 },
       { selector: { startKey: { $gt: '2026-12-01T00:00:00.000Z' } } },
+      { selector: { startKey: day }, sort: [{ startKey: 'asc' }], limit: 0 },
       { selector: {} },
     ];
     for (const query of queries) {

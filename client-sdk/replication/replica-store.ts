@@ -43,10 +43,11 @@ export async function writeStates(collection: RxCollection, states: readonly Doc
 
 /**
  * Writes live states as new documents, without reading first: on a replica being filled (a first
- * sync) nearly every pulled document is new to it, and RxDB's storage reads each document it
- * writes anyway, so a read of our own beforehand was a second read of every document. Those the
- * replica holds already are not written: they are answered, each with what is stored (RxDB's
- * conflict carries it), for the caller to write over as it would have after reading.
+ * sync) nearly every pulled document is new to it, and a read of our own beforehand read every
+ * document once more (the browser's storage adds a new document without any read at all:
+ * replica/indexeddb/). Those the replica holds already are not written: they are answered, each
+ * with what is stored (RxDB's conflict carries it), for the caller to write over as it would have
+ * after reading.
  */
 export async function insertStates(collection: RxCollection, states: readonly DocState[]): Promise<Map<string, Stored>> {
   const held = new Map<string, Stored>();

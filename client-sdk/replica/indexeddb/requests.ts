@@ -58,6 +58,8 @@ export function deleteDatabase(name: string): Promise<void> {
  * key in `source`, which must be unique (every index of the replica ends with the primary key).
  */
 export function getAllInPieces(source: IDBIndex | IDBObjectStore, range: IDBKeyRange | undefined, keyOf: (record: unknown) => IDBValidKey, count?: number, piece = 500): Promise<unknown[]> {
+  // IndexedDB reads a count of 0 as "no limit".
+  if (count === 0) return Promise.resolve([]);
   return new Promise((resolve, reject) => {
     const records: unknown[] = [];
     const read = (from: IDBKeyRange | undefined) => {
