@@ -48,8 +48,8 @@ export async function benchOfficeApp(engine: 'pglite' | 'postgres', postgresUrl?
     console.log('|---|---|');
     console.log(`| JavaScript of a first visit, compressed on the wire | ${(scriptBytes / 1024).toFixed(0)} KB |`);
     console.log(`| first sign-in: 5,000 customers and 50,000 visits synced into the browser's replica | ${firstSync.toFixed(1)} s |`);
-    console.log(`| page load -> board showing this week (${shown}), replica already full (median of 5) | ${median(opens).toFixed(0)} ms (runs ${opens.map((ms) => ms.toFixed(0)).join(', ')}) |`);
-    console.log(`| a device records a visit and syncs -> its card on the open board (median of 5) | ${median(live).toFixed(0)} ms (runs ${live.map((ms) => ms.toFixed(0)).join(', ')}) |`);
+    console.log(`| page load -> the board's first view, today (${shown}), replica already full (median of 5) | ${median(opens).toFixed(0)} ms (runs ${opens.map((ms) => ms.toFixed(0)).join(', ')}) |`);
+    console.log(`| a device records a visit and syncs -> today's count on the open board takes it in (median of 5) | ${median(live).toFixed(0)} ms (runs ${live.map((ms) => ms.toFixed(0)).join(', ')}) |`);
     console.log(`| page load -> the replica's own answer on the board (live from then on; what offline waits for) | ${median(fromReplica).toFixed(0)} ms (runs ${fromReplica.map((ms) => ms.toFixed(0)).join(', ')}) |`);
   } finally {
     await browser.close();
@@ -59,7 +59,7 @@ export async function benchOfficeApp(engine: 'pglite' | 'postgres', postgresUrl?
 
 /**
  * A device (the SDK in this process, visits only) records a visit for now and syncs; the time from
- * its sync completing to the card being on the board, which is open on the replica's answer.
+ * its sync completing to today's count on the board, which is open on the replica's answer, taking it in.
  */
 async function deviceVisitToCard(page: Page, baseUrl: string, token: string): Promise<number[]> {
   await page.locator('[data-testid=board-count][data-source=replica]').waitFor({ timeout: 60_000 });
@@ -68,10 +68,12 @@ async function deviceVisitToCard(page: Page, baseUrl: string, token: string): Pr
   device.sync.start();
   try {
     for (let i = 0; i < 5; i++) {
-      const visit = await device.recordVisit({ customerId: 'cust-0000001', startTime: new Date().toISOString(), notes: `Live ${i}` });
+      // The board shows today as routes with their counts; a visit for now counts in today's.
+      const before = Number(/^(\d+) visits?/.exec((await page.getByTestId('board-count').textContent())!)![1]);
+      await device.recordVisit({ customerId: 'cust-0000001', startTime: new Date().toISOString(), notes: `Live ${i}` });
       await device.sync.awaitInSync();
       const synced = performance.now();
-      await page.locator(`[data-visit-id="${visit.id}"]`).waitFor({ timeout: 30_000 });
+      await page.getByTestId('board-count').filter({ hasText: new RegExp(`^${before + 1} visits?\\b`) }).waitFor({ timeout: 30_000 });
       times.push(performance.now() - synced);
     }
   } finally {
@@ -85,7 +87,7 @@ async function untilSynced(page: Page): Promise<void> {
   await page.getByTestId('last-synced').filter({ hasNotText: 'never' }).waitFor({ timeout: 600_000 });
 }
 
-/** Visits in the page's IndexedDB replica, counted in the store RxDB's Dexie storage keeps them in. */
+/** Visits in the page's IndexedDB replica, counted in the store the replica's storage keeps them in. */
 function visitsInReplica(page: Page): Promise<number> {
   return page.evaluate(async () => {
     const name = (await indexedDB.databases()).find((d) => /:services:\d+$/.test(d.name ?? ''))?.name;
@@ -106,7 +108,7 @@ function visitsInReplica(page: Page): Promise<number> {
 
 /** The board's count of this week's visits, once it is shown (not "Loading…"). */
 async function boardShown(page: Page): Promise<string> {
-  const count = page.getByTestId('board-count').filter({ hasText: /visits?$/ });
+  const count = page.getByTestId('board-count').filter({ hasText: /^\d+ visits?\b/ });
   await count.waitFor({ timeout: 60_000 });
   return (await count.textContent())!;
 }
