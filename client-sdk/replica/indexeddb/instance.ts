@@ -55,7 +55,7 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
     // one before writing it cost IndexedDB nearly as much as a write: a row with no previous state
     // is added without a read, and if one is stored after all, the transaction is undone and the
     // write done again, reading every row first.
-    const categorized = (await this.write(rows, context, 'assume-new').catch((error) => (isConstraint(error) ? null : Promise.reject(error)))) ?? (await this.write(rows, context, 'read-all'));
+    const categorized = (await this.write(rows, context, 'assume-new').catch(unlessStoredAlready)) ?? (await this.write(rows, context, 'read-all'));
     if (categorized.eventBulk.events.length) {
       const newest = categorized.newestRow!.document;
       categorized.eventBulk.checkpoint = { id: newest[this.shape.primaryPath as keyof typeof newest] as string, lwt: newest._meta.lwt };
@@ -72,15 +72,22 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
     const read = mode === 'read-all' ? rows : rows.filter((row) => row.previous);
     const ids = read.map((row) => (row.document as Record<string, string>)[primaryPath]!);
     let categorized: CategorizeBulkWriteRowsOutput<T> | undefined;
+    let failure: unknown;
     readThenWrite(store, ids, (found) => {
-      const stored = new Map<string, RxDocumentData<T>>();
-      found.forEach((record, i) => record && stored.set(ids[i]!, documentOf<T>(this.shape, record)));
-      categorized = categorizeBulkWriteRows<T>(this, primaryPath as never, stored, rows, context);
-      // An insert is an add: it fails if the document is stored after all (see bulkWrite).
-      for (const row of categorized.bulkInsertDocs) store.add(recordOf(this.shape, row.document));
-      for (const row of categorized.bulkUpdateDocs) store.put(recordOf(this.shape, row.document));
+      try {
+        const stored = new Map<string, RxDocumentData<T>>();
+        found.forEach((record, i) => record && stored.set(ids[i]!, documentOf<T>(this.shape, record)));
+        categorized = categorizeBulkWriteRows<T>(this, primaryPath as never, stored, rows, context);
+        // An insert is an add: it fails if the document is stored after all (see bulkWrite).
+        for (const row of categorized.bulkInsertDocs) store.add(recordOf(this.shape, row.document));
+        for (const row of categorized.bulkUpdateDocs) store.put(recordOf(this.shape, row.document));
+      } catch (error) {
+        // Thrown in IndexedDB's callback, it would only abort the transaction, unheard.
+        failure = error;
+        transaction.abort();
+      }
     });
-    await done;
+    await done.catch((error) => Promise.reject(failure ?? error));
     return categorized!;
   }
 
@@ -185,4 +192,5 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
   }
 }
 
-const isConstraint = (error: unknown) => (error as DOMException | null)?.name === 'ConstraintError';
+/** A write that assumed its new documents new, undone because one was stored: answered null, to be written again. */
+const unlessStoredAlready = (error: unknown) => ((error as DOMException | null)?.name === 'ConstraintError' ? null : Promise.reject(error));
