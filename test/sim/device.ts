@@ -1,8 +1,10 @@
 import { withoutReplicaKeys } from '../../shared/index.js';
+import type { RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { firstValueFrom } from 'rxjs';
 import { createPoolClient, PoolClientError, type PoolClient } from '../../client-sdk/index.js';
 import { collectionByName } from '../../client-sdk/replica/database.js';
+import { deleteReplicaDatabases, indexedDbStorage } from '../../client-sdk/replica/indexeddb/storage.js';
 import { Checkpoints } from '../../client-sdk/replication/checkpoints.js';
 import { OUTBOX } from '../../client-sdk/replication/outbox.js';
 import { PHOTO_QUEUE } from '../../client-sdk/uploads/photo-queue.js';
@@ -11,8 +13,8 @@ import { performAction, type ActionRequest } from './device-actions.js';
 /**
  * One simulated device: an SDK client in its own process (RxDB allows 13 open collections per
  * process, and a device opens up to 12), driven by the simulation over IPC. Its replica lives in
- * RxDB's memory storage, kept across a restart of the client (the app is killed and opened again;
- * the storage stays, as IndexedDB would). The process collects its garbage every 500 ms (it runs
+ * RxDB's memory storage or the SDK's IndexedDB storage (below), kept across a restart of the client
+ * (the app is killed and opened again; the storage stays, as IndexedDB would). The process collects its garbage every 500 ms (it runs
  * with --expose-gc), as a phone's busy app would: a deadline that a collection can make vanish
  * (Node 20's AbortSignal.any) shows up here as a device that never recovers.
  */
@@ -44,14 +46,30 @@ export interface DeviceProbe {
 let config: DeviceConfig | null = null;
 let client: PoolClient | null = null;
 let phones = 0;
-const storages = new Map<string, ReturnType<typeof getRxStorageMemory>>();
+/**
+ * Where the replica is kept: RxDB's memory storage, or with SIM_DEVICE_STORAGE=indexeddb the SDK's
+ * browser storage on fake-indexeddb (IndexedDB in this process). Either outlives the client across
+ * its restarts, as a phone's IndexedDB outlives the app.
+ */
+const onIndexedDb = process.env.SIM_DEVICE_STORAGE === 'indexeddb';
+if (onIndexedDb) {
+  const { indexedDB, IDBKeyRange } = await import('fake-indexeddb');
+  Object.assign(globalThis, { indexedDB, IDBKeyRange });
+}
+const storages = new Map<string, RxStorage<unknown, unknown>>();
 
 async function open(next: DeviceConfig): Promise<void> {
   config = next;
-  const storage = storages.get(next.name) ?? getRxStorageMemory();
+  const storage = storages.get(next.name) ?? ((onIndexedDb ? indexedDbStorage() : getRxStorageMemory()) as RxStorage<unknown, unknown>);
   storages.set(next.name, storage);
-  client = await createPoolClient({ ...next, storage: storage as never });
+  client = await createPoolClient({ ...next, storage });
   client.sync.start();
+}
+
+/** The replica given up: a later device of the same name starts empty. */
+async function forget(name: string): Promise<void> {
+  storages.delete(name);
+  if (onIndexedDb) await deleteReplicaDatabases(name);
 }
 
 async function close(): Promise<void> {
@@ -92,7 +110,7 @@ async function handle(request: DeviceRequest): Promise<unknown> {
       // to send: a phone with unsynced work is not the one given up (it would still sync later).
       if ((await probe()).pending > 0) return false;
       await close();
-      storages.delete(config!.name);
+      await forget(config!.name);
       await open({ ...config!, name: `${config!.name.replace(/-phone\d+$/, '')}-phone${++phones}` });
       return true;
     }
@@ -106,7 +124,7 @@ async function handle(request: DeviceRequest): Promise<unknown> {
       return probe();
     case 'close': {
       await close();
-      storages.delete(config!.name);
+      await forget(config!.name);
       return null;
     }
   }

@@ -11,6 +11,8 @@ import { startSimServer, type SimServer } from './sim-server.js';
  *   connections mid-run (the LISTEN one too);  --restart-postgres  restarts this machine's
  *   PostgreSQL cluster mid-run (pg_ctlcluster; nothing else may be using it);  --actions N  per seed (default 60);  --devices N
  *   technicians (default 3);  --first N  the first seed of a range.
+ *   SIM_DEVICE_STORAGE=indexeddb  keeps the devices' replicas in the SDK's browser storage (on
+ *   fake-indexeddb) instead of RxDB's memory storage.
  * Prints one line per seed and exits non-zero if any seed broke an invariant.
  */
 export interface SimulationRun {

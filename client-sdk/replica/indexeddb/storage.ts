@@ -1,7 +1,7 @@
 import { ensureRxStorageInstanceParamsAreCorrect, RXDB_VERSION, type RxStorage, type RxStorageInstanceCreationParams } from 'rxdb';
 import { DOCS, IndexedDbInstance, type IndexedDbInternals } from './instance.js';
 import { recordShapeOf } from './records.js';
-import { openDatabase } from './requests.js';
+import { deleteDatabase, openDatabase } from './requests.js';
 
 /**
  * The replica's storage in a browser: IndexedDB, one database per collection and schema version.
@@ -18,8 +18,7 @@ export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string,
       ensureRxStorageInstanceParamsAreCorrect(params);
       if (params.schema.attachments) throw new Error(`IndexedDB storage: ${params.collectionName} has attachments, which it does not keep`);
       const shape = recordShapeOf(params.schema as never);
-      // The storage's own version in the name: a later way of keeping records opens a new database.
-      const databaseName = `pool-replica-v1:${params.databaseName}:${params.collectionName}:${params.schema.version}`;
+      const databaseName = `${prefixOf(params.databaseName)}${params.collectionName}:${params.schema.version}`;
       const db = await openDatabase(databaseName, (created) => {
         const store = created.createObjectStore(DOCS, { keyPath: shape.primaryPath });
         for (const [name, fields] of shape.indexes) store.createIndex(name, fields.length === 1 ? fields[0]! : fields);
@@ -27,4 +26,13 @@ export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string,
       return new IndexedDbInstance<T>(params.databaseName, params.collectionName, params.schema, { db, databaseName, shape });
     },
   };
+}
+
+// The storage's own version in the name: a later way of keeping records opens new databases.
+const prefixOf = (replica: string) => `pool-replica-v1:${replica}:`;
+
+/** Deletes every database of a replica (each collection's, RxDB's own): a device that gives its replica up. */
+export async function deleteReplicaDatabases(replica: string): Promise<void> {
+  const names = (await indexedDB.databases()).map((d) => d.name ?? '').filter((name) => name.startsWith(prefixOf(replica)));
+  await Promise.all(names.map(deleteDatabase));
 }
