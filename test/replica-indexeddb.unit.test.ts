@@ -1,10 +1,15 @@
 import 'fake-indexeddb/auto';
-import { getChangedDocumentsSince, type RxCollection } from 'rxdb';
+import { IDBKeyRange as FakeKeyRange, indexedDB as fakeIndexedDB } from 'fake-indexeddb';
+import { createRxDatabase, getChangedDocumentsSince, type RxCollection } from 'rxdb';
+import { getRxStorageDexie } from 'rxdb/plugins/storage-dexie';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SYNC_WRITE_CONTEXT } from '../client-sdk/replica/capture.js';
 import { collectionOf, createReplicaDatabase, type ReplicaDatabase } from '../client-sdk/replica/database.js';
+import { moveReplicaFromDexie } from '../client-sdk/replica/indexeddb/from-dexie.js';
 import { indexedDbStorage } from '../client-sdk/replica/indexeddb/storage.js';
+import { OUTBOX, outboxKey, outboxSchema } from '../client-sdk/replication/outbox.js';
+import { REPLICA_SCHEMA_HISTORY } from '../shared/index.js';
 import { insertStates, readStored, stateOf, writeStates } from '../client-sdk/replication/replica-store.js';
 
 /**
@@ -117,6 +122,23 @@ describe('the replica on IndexedDB', () => {
     expect((await visits(ours).find({ selector: { startKey: day } } as never).exec()).length).toBeGreaterThan(10);
   });
 
+  it('a range read in pieces that ends exactly where a piece ends answers, and completely', async () => {
+    const db = await replica(uniqueName('pieces'));
+    // 1,000 visits without a start (startKey ''): 500 of them up to v0499, one full piece.
+    await insertStates(visits(db), Array.from({ length: 1000 }, (_, i) => visit(`v${String(i).padStart(4, '0')}`)));
+    const found = await visits(db).find({ selector: { startKey: '', id: { $lte: 'v0499' } }, sort: [{ startKey: 'asc' }, { id: 'asc' }] } as never).exec();
+    expect(found.map((d) => d.id)).toEqual(Array.from({ length: 500 }, (_, i) => `v${String(i).padStart(4, '0')}`));
+  });
+
+  it('the same document twice in one batch of new ones leaves the last, as RxDB memory storage does', async () => {
+    const db = await replica(uniqueName('twice'));
+    await insertStates(visits(db), [visit('a', { notes: 'first' }), visit('b'), visit('a', { notes: 'second' })]);
+    expect((await visits(db).find().exec()).map((d) => [d.id, d.get('notes')])).toEqual([
+      ['a', 'second'],
+      ['b', undefined],
+    ]);
+  });
+
   it('keeps no index of write times, and still answers what changed since a point by them', async () => {
     const db = await replica(uniqueName('since'));
     // RxDB stamps each write's time (`_meta.lwt`): written z, x, y, a few milliseconds apart.
@@ -140,5 +162,51 @@ describe('the replica on IndexedDB', () => {
     await db.remove();
     const left = (await indexedDB.databases()).map((d) => d.name).filter((n) => n?.includes(name));
     expect(left).toEqual([]);
+  });
+});
+
+describe('a replica an earlier SDK kept in Dexie', () => {
+  const dexie = () => getRxStorageDexie({ indexedDB: fakeIndexedDB, IDBKeyRange: FakeKeyRange });
+  const dexieNames = async (name: string) => (await indexedDB.databases()).map((d) => d.name!).filter((n) => n.startsWith(`rxdb-dexie-${name}--`));
+
+  it('moves its unsynced changes, migrated from an older outbox, and the documents they are about; then deletes it', async () => {
+    const name = uniqueName('from-dexie');
+    // Written by an SDK whose outbox had no refusals yet (version 0) and whose visits were at version 0.
+    const { refused: _refused, ...fieldsBefore } = outboxSchema.properties;
+    const old = await createRxDatabase({ name, storage: dexie(), multiInstance: false });
+    const versionZero = { ...(await replica(uniqueName('shape'))).collections.services!.schema.jsonSchema };
+    open.pop();
+    expect(REPLICA_SCHEMA_HISTORY.services.length).toBeGreaterThan(1);
+    await old.addCollections({
+      [OUTBOX]: { schema: { ...outboxSchema, version: 0, properties: fieldsBefore } as never },
+      services: { schema: { ...versionZero, version: 0, indexes: [], properties: Object.fromEntries(Object.entries(versionZero.properties).filter(([k]) => !['startKey', 'technicianKey', '_deleted', '_rev', '_meta', '_attachments'].includes(k))) } as never },
+    });
+    await old.collections.services!.insert(visit('unsynced', { notes: 'made offline' }));
+    await old.collections.services!.insert(visit('synced', { notes: 'the server has it' }));
+    await old.collections[OUTBOX]!.insert({ key: outboxKey('services', 'unsynced'), collectionName: 'services', docId: 'unsynced', base: null, changeId: 'c-1', sent: [], updatedAt: stamp });
+    await old.close();
+    expect(await dexieNames(name)).toEqual(expect.arrayContaining([`rxdb-dexie-${name}--0--pendingChanges`, `rxdb-dexie-${name}--0--services`]));
+
+    const db = await replica(name);
+    await moveReplicaFromDexie(db);
+    const entries = await db.collections[OUTBOX].find().exec();
+    expect(entries.map((e) => [e.key, e.refused])).toEqual([[outboxKey('services', 'unsynced'), null]]);
+    expect((await visits(db).find().exec()).map((d) => [d.id, d.get('notes')])).toEqual([['unsynced', 'made offline']]);
+    expect(await dexieNames(name)).toEqual([]);
+  });
+
+  it('a Dexie database deleted since it was listed (another tab moved it) is neither read nor made again', async () => {
+    const name = uniqueName('gone');
+    // An empty database under a Dexie name, as a tab's open without a version would leave it.
+    await new Promise<void>((resolve) => {
+      const request = indexedDB.open(`rxdb-dexie-${name}--1--pendingChanges`, 1);
+      request.onsuccess = () => {
+        request.result.close();
+        resolve();
+      };
+    });
+    const db = await replica(name);
+    await expect(moveReplicaFromDexie(db)).resolves.toBe(0);
+    expect(await dexieNames(name)).toEqual([]);
   });
 });

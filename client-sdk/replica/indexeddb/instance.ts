@@ -78,8 +78,11 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
         const stored = new Map<string, RxDocumentData<T>>();
         found.forEach((record, i) => record && stored.set(ids[i]!, documentOf<T>(this.shape, record)));
         categorized = categorizeBulkWriteRows<T>(this, primaryPath as never, stored, rows, context);
-        // An insert is an add: it fails if the document is stored after all (see bulkWrite).
-        for (const row of categorized.bulkInsertDocs) store.add(recordOf(this.shape, row.document));
+        // An insert assumed new is an add: it fails if the document is stored after all (see
+        // bulkWrite). Once read, a put: the same id twice in one batch leaves the last, as RxDB's
+        // other storages do.
+        const insert = mode === 'assume-new' ? store.add.bind(store) : store.put.bind(store);
+        for (const row of categorized.bulkInsertDocs) insert(recordOf(this.shape, row.document));
         for (const row of categorized.bulkUpdateDocs) store.put(recordOf(this.shape, row.document));
       } catch (error) {
         // Thrown in IndexedDB's callback, it would only abort the transaction, unheard.

@@ -67,11 +67,17 @@ export function getAllInPieces(source: IDBIndex | IDBObjectStore, range: IDBKeyR
       const request = source.getAll(from, want);
       request.onerror = () => reject(request.error);
       request.onsuccess = () => {
-        const got = request.result;
-        for (const record of got) records.push(record);
-        if (got.length < want || records.length === count) return resolve(records);
-        const after = keyOf(got[got.length - 1]);
-        read(range ? IDBKeyRange.bound(after, range.upper, true, range.upperOpen) : IDBKeyRange.lowerBound(after, true));
+        try {
+          const got = request.result;
+          for (const record of got) records.push(record);
+          if (got.length < want || records.length === count) return resolve(records);
+          const after = keyOf(got[got.length - 1]);
+          // A piece that ended on the range's last key: nothing is after it.
+          if (range && indexedDB.cmp(after, range.upper) >= 0) return resolve(records);
+          read(range ? IDBKeyRange.bound(after, range.upper, true, range.upperOpen) : IDBKeyRange.lowerBound(after, true));
+        } catch (error) {
+          reject(error);
+        }
       };
     };
     read(range);
