@@ -1,10 +1,9 @@
-import type { Request, RequestHandler } from 'express';
+import type { Request, RequestHandler, Response } from 'express';
 import { errors } from '../../../shared/index.js';
 import { authenticate } from '../../operations/auth.js';
 import type { OperationContext } from '../../operations/context.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Database } from '../../storage/db.js';
-import type { FailedAuthentication } from './rate-limits.js';
 
 /**
  * Authenticates every request of a protected router once and keeps the operation context on the
@@ -12,7 +11,12 @@ import type { FailedAuthentication } from './rate-limits.js';
  */
 const contexts = new WeakMap<Request, OperationContext>();
 
-export function authenticateRequests({ db, blobs, failures }: { db: Database; blobs: BlobStore; failures: FailedAuthentication }): RequestHandler {
+/** What throttles failed authentications (rate-limits.ts, `failedAuthentication`), as this file needs it. */
+interface AuthenticationGuard {
+  guard<T>(req: Request, res: Response, authenticate: () => T | Promise<T>): Promise<T>;
+}
+
+export function authenticateRequests({ db, blobs, failures }: { db: Database; blobs: BlobStore; failures: AuthenticationGuard }): RequestHandler {
   return async (req, res, next) => {
     try {
       const viewer = await failures.guard(req, res, () => authenticate(db, req.get('authorization')));
