@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Config, FilesConfig, HttpConfig } from './config.js';
+import type { AuthConfig, Config, FilesConfig, HttpConfig } from './config.js';
+import type { AuthPolicy } from './operations/auth-policy.js';
 import type { BlobStore } from './storage/blobs.js';
 import { storeAnswers, type Database } from './storage/db.js';
 import { graphqlHandler } from './transports/graphql/handler.js';
@@ -12,7 +13,7 @@ import { answerWithin } from './transports/http/deadline.js';
 import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './transports/http/errors.js';
 import { frontPageRoutes } from './transports/http/front-page.js';
 import { officeAppRoutes } from './transports/http/office-app.js';
-import { technicianAppRoutes } from './transports/http/technician-app.js';
+import { technicianAppRoutes, technicianAppSignInLink } from './transports/http/technician-app.js';
 import { securityHeaders } from './transports/http/security-headers.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
 import { failedAuthentication, requestBudgets } from './transports/http/rate-limits.js';
@@ -28,6 +29,7 @@ import { quotePdfRoute } from './transports/rest/quote-pdfs.js';
 import { reportRoutes } from './transports/rest/reports.js';
 import { syncRoutes } from './transports/sync/routes.js';
 import { bulkRoutes } from './transports/rest/bulk.js';
+import { phoneSignInRoute } from './transports/rest/phone-sign-in.js';
 import type { LiveFanout } from './operations/sync/live-fanout.js';
 
 export interface AppDeps {
@@ -39,7 +41,10 @@ export interface AppDeps {
     http: HttpConfig;
     files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'>;
     sync: { heartbeatMs: number; bodyLimitBytes: number };
+    auth: AuthConfig;
   };
+  /** The time tokens and sign-in codes are judged by (default the system clock; tests move it). */
+  clock?: () => Date;
   /** Live fan-out of changes to sync streams (started by the caller). */
   feed: LiveFanout;
   /** Called when a bulk operation was queued (the worker looks for work at once). */
@@ -61,12 +66,13 @@ export interface Lifecycle {
  *   const { app } = createApp({ db, config, logger })
  *   app.listen(0, '127.0.0.1')
  */
-export function createApp({ db, blobs, links, config, feed, bulkStarted, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
+export function createApp({ db, blobs, links, config, feed, bulkStarted, logger, clock }: AppDeps): { app: Express; lifecycle: Lifecycle } {
   const app = express();
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
   const failures = failedAuthentication(db, config.http.authFailuresPerMinute);
-  const authenticate = authenticateRequests({ db, blobs, failures });
+  const policy: AuthPolicy = { ...config.auth, now: clock ?? (() => new Date()) };
+  const authenticate = authenticateRequests({ db, blobs, failures, policy });
   const auth = inSequence(authenticate, budgets.api);
   const sync = syncRoutes(inSequence(authenticate, budgets.sync), {
     feed,
@@ -86,8 +92,9 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   app.use(frontPageRoutes());
   app.use(officeAppRoutes());
   app.use(technicianAppRoutes());
-  app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
+  app.use(graphqlRouter({ auth, policy, links, config, metrics, bulkStarted, logger }));
   app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, failures));
+  app.use(phoneSignInRoute(db, policy, failures));
   app.use(downloadRoute(blobs, links));
   app.use(quotePdfRoute(db, blobs, links));
   app.use(reportRoutes(db, blobs));
@@ -127,12 +134,13 @@ function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
 }
 
 /** POST (and GET) /graphql, with GraphQL-shaped errors for what fails before GraphQL runs. */
-function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 'logger'> & { auth: RequestHandler; metrics: Metrics }): express.Router {
-  const { auth, links, config, metrics, bulkStarted, logger } = deps;
+function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 'logger'> & { auth: RequestHandler; policy: AuthPolicy; metrics: Metrics }): express.Router {
+  const { auth, policy, links, config, metrics, bulkStarted, logger } = deps;
   const router = express.Router();
   const fileUrls = (req: express.Request) => ({
     file: (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl)),
     quotePdf: (pdf: GeneratedPdfRef) => links.quotePdfUrl(pdf, baseUrlOf(req, config.files.publicUrl)),
+    phoneSignIn: (code: string) => technicianAppSignInLink(baseUrlOf(req, config.files.publicUrl), code),
   });
   router.all(
     '/graphql',
@@ -146,6 +154,7 @@ function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 
       logger,
       fileUrls,
       limits: { maxDepth: config.http.graphqlMaxDepth, maxCost: config.http.graphqlMaxCost },
+      auth: policy,
       onOperation: metrics.graphqlOperation,
       ...(bulkStarted ? { bulkStarted } : {}),
     }),

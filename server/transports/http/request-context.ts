@@ -1,6 +1,7 @@
 import type { Request, RequestHandler, Response } from 'express';
 import { errors } from '../../../shared/index.js';
 import { authenticate } from '../../operations/auth.js';
+import type { AuthPolicy } from '../../operations/auth-policy.js';
 import type { OperationContext } from '../../operations/context.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Database } from '../../storage/db.js';
@@ -16,10 +17,10 @@ interface AuthenticationGuard {
   guard<T>(req: Request, res: Response, authenticate: () => T | Promise<T>): Promise<T>;
 }
 
-export function authenticateRequests({ db, blobs, failures }: { db: Database; blobs: BlobStore; failures: AuthenticationGuard }): RequestHandler {
+export function authenticateRequests({ db, blobs, failures, policy }: { db: Database; blobs: BlobStore; failures: AuthenticationGuard; policy: AuthPolicy }): RequestHandler {
   return async (req, res, next) => {
     try {
-      const viewer = await failures.guard(req, res, () => authenticate(db, req.get('authorization')));
+      const viewer = await failures.guard(req, res, () => authenticate(db, req.get('authorization'), policy));
       contexts.set(req, { db, blobs, viewer });
       next();
     } catch (error) {

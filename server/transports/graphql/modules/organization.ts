@@ -73,7 +73,7 @@ export const typeDefs = /* GraphQL */ `
   input CreateApiTokenInput {
     name: String!
     role: Role!
-    "A further token for this existing user (a technician's new phone) instead of a new user; the role must be theirs. Not in the spec."
+    "A further token for this existing user instead of a new user; the role must be theirs (a technician's phone signs in by createPhoneSignInCode instead). Not in the spec."
     userId: ID
   }
 
