@@ -28,6 +28,7 @@ import { moveReplicaFromDexie } from './replica/indexeddb/from-dexie.js';
 import { indexedDbStorage } from './replica/indexeddb/storage.js';
 import { LiveStream } from './replication/stream.js';
 import { WriteLock } from './replication/write-lock.js';
+import { wipeSyncedDocuments, type WipeResult } from './replication/wipe.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
 import { DEFAULT_UPLOAD_STALL_MS, PhotoUploader } from './uploads/photo-queue.js';
 import { PHOTO_QUEUE } from './replica/local-collections.js';
@@ -114,6 +115,16 @@ export interface PoolClient {
   patch<C extends CollectionName>(collection: C, id: string, fields: Partial<DocumentOf<C>>): Promise<DocumentOf<C>>;
   /** Deletes a document of a writable collection (the tombstone replicates). */
   remove(collection: CollectionName, id: string): Promise<void>;
+  /**
+   * Deletes what the replica holds of the organization, keeping only this device's work not yet
+   * synced: the pending changes (with their bases) and the documents they change, and the queued
+   * photos and the documents they belong to. What an app does once `status.state` is `signed-out`
+   * (a token revoked or expired): a lost phone keeps nothing of the customers. Sync stops first;
+   * the checkpoints and the first sync start over, so a client signed in again on this replica
+   * pushes the kept work (each change once: the server keeps receipts of change ids) and pulls its
+   * scope anew. See replication/wipe.ts.
+   */
+  wipeSyncedData(): Promise<WipeResult>;
   /** Stops sync, aborts every request in flight and closes the replica. */
   close(): Promise<void>;
 }
@@ -176,11 +187,12 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
   );
   const departures = new Departures((d) => tracker.departures$.next(d));
   const firstSync = await FirstSync.open(db, ({ ready, done }) => tracker.update({ ready, firstSyncDone: done }));
+  const checkpoints = new Checkpoints(db);
   const engine = new SyncEngine(
     {
       collection,
       pending,
-      checkpoints: new Checkpoints(db),
+      checkpoints,
       lock,
       remote: httpRemote(endpoint),
       departures,
@@ -280,6 +292,16 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     return changes.update(name, id, `patch ${name}`, () => fields);
   }
 
+  async function wipeSyncedData(): Promise<WipeResult> {
+    await stop();
+    return lock.run(async () => {
+      const wiped = await wipeSyncedDocuments(db, collections);
+      await checkpoints.reset(collections);
+      await firstSync.reset();
+      return wiped;
+    });
+  }
+
   async function refusedChanges() {
     return (await pending.refused()).map((e) => ({ collection: e.collectionName, id: e.docId, reason: e.refused ?? '' }));
   }
@@ -306,6 +328,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     remove: async (name, id) => {
       await changes.remove(name, id, `remove ${name}`);
     },
+    wipeSyncedData,
     async close() {
       closing.abort(new Error('client closed'));
       watch.close();

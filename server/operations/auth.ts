@@ -110,10 +110,14 @@ export async function issueToken(
   return tokenForUser(tx, orgId, input.name, user.id);
 }
 
-/** A new token (named `name`, with the id `id` when given) for the user, inside an open transaction. */
-export async function tokenForUser(tx: Queryable, orgId: string, name: string, userId: string, id = newId()): Promise<IssuedToken> {
+/**
+ * A new token (named `name`) for the user, inside an open transaction; `made` gives its id and
+ * the time it is made at (the auth policy's clock), when the caller has them.
+ */
+export async function tokenForUser(tx: Queryable, orgId: string, name: string, userId: string, made: { id?: string; at?: Date } = {}): Promise<IssuedToken> {
   const token = generateToken(orgId);
-  await insertToken(tx, orgId, { id, name, userId, tokenHash: hashToken(token) });
+  const id = made.id ?? newId();
+  await insertToken(tx, orgId, { id, name, userId, tokenHash: hashToken(token), ...(made.at ? { createdAt: made.at } : {}) });
   return { token, apiToken: (await findToken(tx, orgId, id))! };
 }
 

@@ -97,7 +97,7 @@ export async function redeemPhoneSignInCode(db: Database, rawInput: unknown, pol
     const technician = await users.findById(tx, redeemed.orgId, redeemed.userId);
     // Roles do not change today; should one, a code must not sign in as anything but a technician.
     if (technician?.role !== 'TECHNICIAN') throw refused('code-unknown', policy);
-    return tokenForUser(tx, redeemed.orgId, phoneTokenName(technician.name, input.deviceName), technician.id, tokenId);
+    return tokenForUser(tx, redeemed.orgId, phoneTokenName(technician.name, input.deviceName), technician.id, { id: tokenId, at: now });
   });
 }
 

@@ -36,14 +36,15 @@ export async function findTokenOwnerByHash(q: Queryable, tokenHash: string): Pro
   return rows[0] ?? null;
 }
 
+/** A new token; made at `createdAt` when given (the clock its expiry is judged by), else the database's now. */
 export async function insertToken(
   q: Queryable,
   orgId: string,
-  values: { id: string; name: string; userId: string; tokenHash: string },
+  values: { id: string; name: string; userId: string; tokenHash: string; createdAt?: Date },
 ): Promise<void> {
   await q.query(
-    'insert into api_tokens (org_id, id, name, user_id, token_hash) values ($1, $2, $3, $4, $5)',
-    [orgId, values.id, values.name, values.userId, values.tokenHash],
+    'insert into api_tokens (org_id, id, name, user_id, token_hash, created_at) values ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()))',
+    [orgId, values.id, values.name, values.userId, values.tokenHash, values.createdAt?.toISOString() ?? null],
   );
 }
 
