@@ -166,6 +166,12 @@ describe.each(engines)('phone sign-in codes and token expiry on %s', (engine) =>
     expect((await pullChanges(server, unusedPhone, 'customers')).body.error).toMatchObject({ reason: 'expired', message: expect.stringContaining('TOKEN_IDLE_DAYS') });
     expect((await viewerOf(api)).status).toBe(200);
     expect((await viewerOf(freshAdmin)).status).toBe(200);
+    // The office's token list says when each token expires unless used (null: never by disuse).
+    const listed = ok(await caller(server, admin)('{ apiTokens { role lastUsedAt revokedAt idleExpiresAt } }')).apiTokens as { role: string; lastUsedAt: string | null; revokedAt: string | null; idleExpiresAt: string | null }[];
+    for (const t of listed) {
+      if (t.role === 'ADMIN' || t.role === 'API' || t.revokedAt) expect(t.idleExpiresAt).toBeNull();
+      else if (t.lastUsedAt) expect(Date.parse(t.idleExpiresAt!) - Date.parse(t.lastUsedAt)).toBe(30 * DAY);
+    }
     // 30 days after its last use (12 weeks), the phone expires too; a day before, it still works.
     skew = (12 * 7 + 29) * DAY;
     expect((await viewerOf(phone)).status).toBe(200);

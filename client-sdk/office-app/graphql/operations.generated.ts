@@ -367,7 +367,7 @@ export type OfficeSaveWaterChemistryMutation = { updateOrganizationSettings: { q
 export type OfficeTokensQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type OfficeTokensQuery = { apiTokens: Array<{ id: string, name: string, role: Role, lastUsedAt: string | null, revokedAt: string | null, createdAt: string }> };
+export type OfficeTokensQuery = { apiTokens: Array<{ id: string, name: string, role: Role, lastUsedAt: string | null, revokedAt: string | null, createdAt: string, idleExpiresAt: string | null }> };
 
 export type OfficeCreateTokenMutationVariables = Exact<{
   input: CreateApiTokenInput;
@@ -857,6 +857,7 @@ export const OfficeTokensDocument = new TypedDocumentString(`
     lastUsedAt
     revokedAt
     createdAt
+    idleExpiresAt
   }
 }
     `) as unknown as TypedDocumentString<OfficeTokensQuery, OfficeTokensQueryVariables>;

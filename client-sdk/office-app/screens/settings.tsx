@@ -208,9 +208,12 @@ function Tokens() {
                 {t.revokedAt ? (
                   `revoked ${dateTime(t.revokedAt)}`
                 ) : (
-                  <button type="button" onClick={() => void revoke(t.id)} aria-label={`Revoke ${t.name}`}>
-                    Revoke
-                  </button>
+                  <>
+                    {t.idleExpiresAt && Date.parse(t.idleExpiresAt) <= Date.now() && <span className="hint">expired (unused since {dateTime(t.lastUsedAt ?? t.createdAt)}) </span>}
+                    <button type="button" onClick={() => void revoke(t.id)} aria-label={`Revoke ${t.name}`}>
+                      Revoke
+                    </button>
+                  </>
                 )}
               </td>
             </tr>

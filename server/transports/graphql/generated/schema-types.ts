@@ -495,6 +495,8 @@ export type ApiToken = {
   lastUsedAt?: Maybe<Scalars['DateTime']['output']>;
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
   role: Role;
+  /** When the token stops working unless it is used before: TOKEN_IDLE_DAYS after its last use (TECHNICIAN and OFFICE tokens); null for ADMIN and API tokens, which do not expire, and for revoked ones. Not in the spec. */
+  idleExpiresAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
 export type Tax = {
