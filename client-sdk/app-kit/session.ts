@@ -1,6 +1,6 @@
 import { filter, firstValueFrom } from 'rxjs';
 import type { Role } from '../../shared/index.js';
-import { createPoolClient, type PoolClient } from '../index.js';
+import { createPoolClient, type PoolClient, type WipeResult } from '../index.js';
 import { ApiError, createApi, type Api } from './api.js';
 import { ViewerDocument, type ViewerQuery } from './graphql/operations.generated.js';
 
@@ -100,10 +100,24 @@ export interface SignedOut {
 export async function whenSignedOut(kind: SessionKind, session: Session): Promise<SignedOut | null> {
   const status = await firstValueFrom(session.client.sync.status$.pipe(filter((s) => s.state === 'signed-out')), { defaultValue: null });
   if (!status) return null;
-  forget(kind);
-  const wiped = await session.client.wipeSyncedData();
-  await session.client.close();
+  const wiped = await end(kind, session);
   return { reason: status.signedOutReason ?? 'unknown', kept: { changes: wiped.pendingChanges, photos: wiped.photos } };
+}
+
+const endings = new WeakMap<Session, Promise<WipeResult>>();
+
+/** Forgets the token, wipes the replica but the unsynced work, and closes it: once, whoever asks first (the server or the person). */
+function end(kind: SessionKind, session: Session): Promise<WipeResult> {
+  let ending = endings.get(session);
+  if (!ending) {
+    forget(kind);
+    ending = session.client.wipeSyncedData().then(async (wiped) => {
+      await session.client.close();
+      return wiped;
+    });
+    endings.set(session, ending);
+  }
+  return ending;
 }
 
 async function whoIs(kind: SessionKind, api: Api): Promise<Viewer> {
@@ -130,9 +144,7 @@ function remember(kind: SessionKind, token: string, viewer: Viewer): void {
 
 /** The person signs out: the browser forgets the token and the replica keeps only the work not yet synced. */
 export async function closeSession(kind: SessionKind, session: Session): Promise<void> {
-  forget(kind);
-  await session.client.wipeSyncedData();
-  await session.client.close();
+  await end(kind, session);
 }
 
 function forget(kind: SessionKind): void {
