@@ -25,6 +25,7 @@ import { PROTOCOL_VERSION_HEADER, SYNC_PROTOCOL_VERSION } from '../shared/index.
 const CHROMIUM = '/usr/bin/chromium';
 const runs = fs.existsSync(CHROMIUM) || Boolean(process.env.REQUIRE_CHROMIUM);
 const LAUNCH = { executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] };
+const SHOTS = path.join('test-output', 'screenshots');
 const PHONE = { viewport: { width: 390, height: 844 }, hasTouch: true, isMobile: true, deviceScaleFactor: 2 };
 
 describe.runIf(runs)('an app update across a server upgrade', { timeout: 120_000 }, () => {
@@ -119,6 +120,9 @@ describe.runIf(runs)('an app update across a server upgrade', { timeout: 120_000
     server = await startTestServer(store.db, { port, heartbeatMs: 300, http: { rateLimitPerMinute: 0 }, minProtocolVersion: 1, bundles: { technician: builds.newTech, office: builds.newOffice } });
     const page = phone.pages()[0]!;
     await page.getByTestId('update-ready').waitFor({ timeout: 30_000 });
+    fs.mkdirSync(SHOTS, { recursive: true });
+    await page.evaluate(() => scrollTo(0, 0));
+    await page.screenshot({ path: path.join(SHOTS, 'tech-update-ready.png') });
     expect(await page.getByTestId('connection').textContent()).toBe('Update to sync');
     // Nothing of the visit reached the server: the old app was refused before anything was written.
     expect((await visitOnServer()).notes ?? null).toBeNull();
@@ -144,6 +148,7 @@ describe.runIf(runs)('an app update across a server upgrade', { timeout: 120_000
   it('the office app, open all along, notices the server’s new build and takes it on the next navigation', async () => {
     const office = desk.pages()[0]!;
     await office.getByTestId('update-ready').waitFor({ timeout: 30_000 });
+    await office.screenshot({ path: path.join(SHOTS, 'office-update-ready.png') });
     expect(await scriptOf(office)).not.toBe(await scriptIn(builds.newOffice));
     const reloaded = office.waitForEvent('load');
     await office.getByRole('link', { name: 'Customers' }).click();

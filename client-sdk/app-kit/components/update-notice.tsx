@@ -11,7 +11,7 @@ export function UpdateNotice({ ready, apply, status, device }: { ready: boolean;
     return (
       <div className="update-notice" role="status" data-testid="update-ready">
         <p>
-          A new version is ready.{required ? ' Sync resumes once it is on.' : ''} It is put on when you next move between screens, or now.
+          A new version is ready{required ? ', and sync resumes with it' : ''}. It loads when you next change screens, or now.
         </p>
         <button type="button" onClick={apply}>
           Update now
