@@ -2,6 +2,7 @@ import {
   categorizeBulkWriteRows,
   getQueryMatcher,
   getSortComparator,
+  now,
   type BulkWriteRow,
   type CategorizeBulkWriteRowsOutput,
   type EventBulk,
@@ -159,10 +160,14 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
     return this.changes.asObservable();
   }
 
-  /** Removes tombstones older than `minimumDeletedTime` (RxDB's cleanup; this SDK does not run it). */
+  /**
+   * Removes tombstones written `minimumDeletedTime` or longer ago (RxDB's cleanup; this SDK does not
+   * run it). By RxDB's clock, which stamped their write times: it runs ahead of Date.now() when it
+   * stamps more than 99 writes in a millisecond.
+   */
   async cleanup(minimumDeletedTime: number): Promise<boolean> {
     this.ensureOpen();
-    const before = Date.now() - minimumDeletedTime;
+    const until = now() - minimumDeletedTime;
     const transaction = this.internals.db.transaction(DOCS, 'readwrite');
     const done = transactionDone(transaction);
     const cursor = transaction.objectStore(DOCS).openCursor();
@@ -170,7 +175,7 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
       const at = cursor.result;
       if (!at) return;
       const doc = documentOf<T>(this.shape, at.value);
-      if (doc._deleted && doc._meta.lwt < before) at.delete();
+      if (doc._deleted && doc._meta.lwt <= until) at.delete();
       at.continue();
     };
     await done;
