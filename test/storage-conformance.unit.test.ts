@@ -388,15 +388,22 @@ describe.each(STORAGES)('$name', (subject) => {
   });
 
   describe('two instances of one collection in one page', () => {
-    it('each reads what the other wrote', async () => {
+    it('each reads what the other wrote, and is told of it', async () => {
       const names = freshNames();
       const a = await open(keyValueSchema(), names);
       const b = await open(keyValueSchema(), names);
+      const told: string[] = [];
+      const subscription = b.changeStream().subscribe((bulk) => told.push(...bulk.events.map((e) => `${e.operation} ${e.documentId}`)));
       await a.bulkWrite([{ document: stored({ key: 'a', value: 'by a' }) }], CONTEXT);
       await b.bulkWrite([{ document: stored({ key: 'b', value: 'by b' }) }], CONTEXT);
       for (const instance of [a, b]) expect((await instance.findDocumentsById(['a', 'b'], false)).map((d) => d.value)).toEqual(['by a', 'by b']);
       const conflict = await b.bulkWrite([{ document: stored({ key: 'a', value: 'again' }) }], CONTEXT);
       expect(conflict.error.map((e) => [e.status, inDb(e)?.value])).toEqual([[409, 'by a']]);
+      // Closing one leaves the other's stream open.
+      await a.close();
+      await b.bulkWrite([{ document: stored({ key: 'c', value: 'by b' }) }], CONTEXT);
+      subscription.unsubscribe();
+      expect(told).toEqual(['INSERT a', 'INSERT b', 'INSERT c']);
     });
   });
 });

@@ -16,7 +16,8 @@ import {
   type RxStorageInstance,
   type RxStorageQueryResult,
 } from 'rxdb';
-import { Subject, type Observable } from 'rxjs';
+import type { Observable, Subject } from 'rxjs';
+import { closeChanges, openChanges } from './changes.js';
 import { documentOf, indexKeyOf, indexNameOf as indexName, keyRangeOf, recordOf, type RecordShape } from './records.js';
 import { deleteDatabase, getAllInPieces, readThenWrite, requestResult, transactionDone } from './requests.js';
 
@@ -35,7 +36,7 @@ export interface IndexedDbInternals {
  */
 export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInternals, Record<string, never>, RxStorageDefaultCheckpoint> {
   readonly options = {};
-  private readonly changes = new Subject<Changes<T>>();
+  private readonly changes: Subject<Changes<T>>;
   private closed = false;
 
   constructor(
@@ -43,7 +44,9 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
     readonly collectionName: string,
     readonly schema: Readonly<RxJsonSchema<RxDocumentData<T>>>,
     readonly internals: IndexedDbInternals,
-  ) {}
+  ) {
+    this.changes = openChanges(internals.databaseName);
+  }
 
   private get shape(): RecordShape {
     return this.internals.shape;
@@ -185,7 +188,7 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.changes.complete();
+    closeChanges(this.internals.databaseName);
     this.internals.db.close();
   }
 
