@@ -416,4 +416,8 @@ describe("what the SDK's storage does not do, it refuses clearly", () => {
     opened.push(instance);
     await expect(instance.getAttachmentData('a', 'b', 'digest')).rejects.toThrow(/attachments are not supported/);
   });
+
+  it('instances shared between browser tabs (multiInstance): it tells no other tab of a write', async () => {
+    await expect(openInstance(indexedDbStorage(), keyValueSchema(), freshNames(), true)).rejects.toThrow(/multiInstance/);
+  });
 });

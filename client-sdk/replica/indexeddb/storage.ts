@@ -17,6 +17,9 @@ export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string,
     async createStorageInstance<T>(params: RxStorageInstanceCreationParams<T, Record<string, never>>) {
       ensureRxStorageInstanceParamsAreCorrect(params);
       if (params.schema.attachments) throw new Error(`IndexedDB storage: ${params.collectionName} has attachments, which it does not keep`);
+      // RxDB's multiInstance asks the storage to tell every tab of a write; this one tells the
+      // instances of its own page only (changes.ts). The replica is opened with multiInstance off.
+      if (params.multiInstance) throw new Error(`IndexedDB storage: ${params.databaseName} asks for multiInstance, which it does not do (it tells no other tab of a write); open the database with multiInstance: false`);
       const shape = recordShapeOf(params.schema as never);
       const databaseName = `${prefixOf(params.databaseName)}${params.collectionName}:${params.schema.version}`;
       const db = await openDatabase(databaseName, (created) => {
