@@ -39,8 +39,8 @@ const inDb = (error: RxStorageWriteError<Doc>) => (error as RxStorageWriteErrorC
 const fields = (doc: Doc | undefined) => (doc ? Object.fromEntries(Object.entries(doc).filter(([k]) => !k.startsWith('_'))) : doc);
 
 describe.each(STORAGES)('$name', (subject) => {
-  async function open(schema = keyValueSchema(), names = freshNames(), multiInstance = false): Promise<Instance> {
-    const instance = await openInstance(subject.storage(), schema, names, multiInstance);
+  async function open(schema = keyValueSchema(), names = freshNames()): Promise<Instance> {
+    const instance = await openInstance(subject.storage(), schema, names);
     opened.push(instance);
     return instance;
   }
@@ -82,7 +82,11 @@ describe.each(STORAGES)('$name', (subject) => {
       const a = stored({ key: 'a', value: 'stored' });
       await instance.bulkWrite([{ document: a }, { document: stored({ key: 'b', value: 'stored' }) }], CONTEXT);
       const again = stored({ key: 'a', value: 'again' });
+      const told: string[] = [];
+      const subscription = instance.changeStream().subscribe((bulk) => told.push(...bulk.events.map((e) => `${e.operation} ${e.documentId}`)));
       const result = await instance.bulkWrite([{ document: again }, { document: stored({ key: 'c', value: 'new' }) }, { document: stored({ key: 'b', value: 'again' }) }], CONTEXT);
+      subscription.unsubscribe();
+      expect(told).toEqual(['INSERT c']);
       expect(result.error.map((e) => [e.documentId, e.status, fields(inDb(e))])).toEqual([
         ['a', 409, { key: 'a', value: 'stored' }],
         ['b', 409, { key: 'b', value: 'stored' }],
@@ -143,6 +147,15 @@ describe.each(STORAGES)('$name', (subject) => {
       const { value: _value, ...withoutValue } = next(doc, EXAMPLE_REVISION_2);
       await instance.bulkWrite([{ previous: doc, document: withoutValue as RxDocumentData<Doc> }], CONTEXT);
       expect(await instance.findDocumentsById(['a'], false)).toEqual([withoutValue]);
+    });
+
+    it('a write on a previous state of a document not stored inserts it', async () => {
+      // A device's push answered after the document was cleaned away, say.
+      const instance = await open();
+      const previous = stored({ key: 'a', value: 'before' });
+      const result = await instance.bulkWrite([{ previous, document: next(previous, EXAMPLE_REVISION_2, { value: 'after' }) }], CONTEXT);
+      expect(result.error).toEqual([]);
+      expect((await instance.findDocumentsById(['a'], false)).map((d) => [d.value, d._rev])).toEqual([['after', EXAMPLE_REVISION_2]]);
     });
 
     it('of two inserts of one document at once, the first is written and the second refused', async () => {

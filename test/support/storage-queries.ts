@@ -53,6 +53,9 @@ function humans(): QueryScenario {
       { selector: { _deleted: { $eq: true } }, sort: [{ firstName: 'asc' }] },
       { selector: { _deleted: false, firstName: { $gt: 'Same0' } }, sort: [{ firstName: 'asc' }], skip: 2, limit: 9 },
       { selector: { firstName: { $regex: '^S' } }, sort: [{ firstName: 'asc' }] },
+      { selector: { $or: [{ firstName: 'Same0' }, { age: { $lt: 15 } }] }, sort: [{ firstName: 'desc' }] },
+      { selector: { firstName: { $ne: 'Same1' }, age: { $exists: true } }, sort: [{ age: 'asc' }], limit: 50 },
+      { selector: { firstName: { $nin: ['Same0', 'Same1'] }, _deleted: false }, sort: [{ firstName: 'asc' }], skip: 100 },
       { selector: {}, sort: [{ firstName: 'asc' }], limit: 0 },
     ],
   };
@@ -78,6 +81,9 @@ function timestamped(): QueryScenario {
       { selector: { age: { $gte: 30, $lt: 60 } }, sort: [{ age: 'asc' }], limit: 40 },
       { selector: { age: { $in: [10, 20, 30] } } },
       { selector: { age: { $eq: 42 } } },
+      // Bounds outside the schema's minimum and maximum (0 and 1500).
+      { selector: { age: { $gt: -5, $lt: 2000 } }, sort: [{ age: 'asc' }], limit: 30 },
+      { selector: { age: { $gt: 1500 } } },
       { selector: {}, sort: [{ createdAt: 'asc' }, { updatedAt: 'asc' }] },
       { selector: { createdAt: { $gt: base - 20 * 60_000 } }, sort: [{ createdAt: 'desc' }, { updatedAt: 'desc' }], limit: 10 },
       { selector: { createdAt: { $eq: null } } },
