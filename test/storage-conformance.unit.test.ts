@@ -333,8 +333,8 @@ describe.each(STORAGES)('$name', (subject) => {
       const instance = await open();
       const doc = stored({ key: 'gone', value: 'x' });
       await instance.bulkWrite([{ document: doc }, { document: stored({ key: 'kept', value: 'x' }) }], CONTEXT);
-      // RxDB stamps write times by its own clock (`now()`), which runs ahead of Date.now() when it
-      // stamps more than 99 in a millisecond, as a large write does.
+      // RxDB stamps write times by its own clock (`now()`), which reads ahead of Date.now(), by
+      // whole milliseconds once it is read more than 99 times in one.
       for (let i = 0; i < 10_000; i++) now();
       await instance.bulkWrite([{ previous: doc, document: next(doc, EXAMPLE_REVISION_2, { _deleted: true }) }], CONTEXT);
       expect(await instance.cleanup(6 * 60_000)).toBe(true);
