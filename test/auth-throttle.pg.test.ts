@@ -79,29 +79,31 @@ describe.each(engines)('authentication throttling on %s', (engine) => {
     expect(new Set(valid.map((r) => r.kind))).toEqual(new Set(KINDS));
     expect(percentile(valid.map((r) => r.ms), 0.95)).toBeLessThan(1000);
 
-    // The flood: refused with 429 RATE_LIMITED and a Retry-After within the window, but for the
-    // failures each window allows (401 after a lookup).
-    const refused = flood.filter((r) => r.status === 429);
-    expect(flood.filter((r) => r.status !== 429 && r.status !== 401)).toEqual([]);
-    expect(refused.length).toBeGreaterThan(flood.length * 0.8);
-    for (const r of refused) {
-      expect(r.code).toBe('RATE_LIMITED');
-      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
-      expect(Number(r.retryAfter)).toBeLessThanOrEqual(WINDOW_S);
-    }
-
-    // What the flood cost the database: token lookups of its tokens, and its address's failure
-    // counter. At most the window's budget (plus the requests already in flight) per window,
-    // whatever the number refused; and a fresh budget each window (more than one window's worth).
+    // What the flood cost the database: lookups of its tokens, and writes of its address's failure
+    // counter. A flood request is either looked up (one lookup, one counter write; answered 401,
+    // or 429 when it went past the budget) or refused before that and costs nothing: so the
+    // counter writes are exactly the lookups, and the lookups are at most the window's budget (plus
+    // the requests already in flight) per window, however many are refused. More than one
+    // window's budget was looked up: each window gave a fresh one, and the flood spent it again.
     const windows = Math.ceil(elapsedMs / (WINDOW_S * 1000)) + 1;
     const lookups = statements(counting.statements, (st) => /from api_tokens/.test(st.sql) && st.params.some((p) => floodHashes.has(p as string)));
     const counter = statements(counting.statements, (st) => /rate_limits/.test(st.sql) && st.params.some((p) => p === `auth-failures:${nat}`));
     const inFlight = 6;
     expect(lookups).toBeGreaterThan(LIMIT * 2);
     expect(lookups).toBeLessThanOrEqual(windows * (LIMIT + inFlight));
-    expect(counter).toBeLessThanOrEqual(lookups);
-    expect(flood.filter((r) => r.status === 401).length).toBeLessThanOrEqual(lookups);
-    expect((lookups + counter) / refused.length).toBeLessThan(0.5);
+    expect(counter).toBe(lookups);
+    expect(flood.length).toBeGreaterThan(2 * lookups);
+
+    // The flood's answers: 401 only for what was looked up; everything else 429 RATE_LIMITED with
+    // a Retry-After within the window.
+    const refused = flood.filter((r) => r.status === 429);
+    expect(flood.filter((r) => r.status !== 429 && r.status !== 401)).toEqual([]);
+    expect(refused.length).toBeGreaterThanOrEqual(flood.length - lookups);
+    for (const r of refused) {
+      expect(r.code).toBe('RATE_LIMITED');
+      expect(Number(r.retryAfter)).toBeGreaterThanOrEqual(1);
+      expect(Number(r.retryAfter)).toBeLessThanOrEqual(WINDOW_S);
+    }
   });
 
   it('one bad token sent again and again is answered 401 after a single lookup and does not lock its address out', async () => {
