@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Config, FilesConfig, HttpConfig } from './config.js';
 import type { BlobStore } from './storage/blobs.js';
-import type { Database } from './storage/db.js';
+import { storeAnswers, type Database } from './storage/db.js';
 import { graphqlHandler } from './transports/graphql/handler.js';
 import { buildGraphQLSchema } from './transports/graphql/schema.js';
 import { declaredBodyWithin } from './transports/http/bodies.js';
@@ -29,7 +29,7 @@ import { quotePdfRoute } from './transports/rest/quote-pdfs.js';
 import { reportRoutes } from './transports/rest/reports.js';
 import { syncRoutes } from './transports/sync/routes.js';
 import { bulkRoutes } from './transports/rest/bulk.js';
-import type { LiveFeed } from './operations/sync/live-feed.js';
+import type { LiveFanout } from './operations/sync/live-fanout.js';
 
 export interface AppDeps {
   db: Database;
@@ -42,7 +42,7 @@ export interface AppDeps {
     sync: { heartbeatMs: number; bodyLimitBytes: number };
   };
   /** Live fan-out of changes to sync streams (started by the caller). */
-  feed: LiveFeed;
+  feed: LiveFanout;
   /** Called when a bulk operation was queued (the worker looks for work at once). */
   bulkStarted?: () => void;
   logger: Logger;
@@ -119,10 +119,7 @@ function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const dbOk = await db.query('select 1').then(
-      () => true,
-      () => false,
-    );
+    const dbOk = await storeAnswers(db);
     const ready = lifecycle.ready && dbOk;
     // Durability warnings are details, not unreadiness: the store works, an OS crash could lose writes.
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk, durability: db.durability });

@@ -26,13 +26,20 @@ const RULES: Rule[] = [
   },
   { files: 'server/jobs', forbidden: ['server/transports', 'server/app.ts', 'express', 'graphql'], why: 'jobs run rules, not requests' },
   { files: 'client-sdk', forbidden: ['server', 'test'], why: 'the SDK runs on devices and never sees server code' },
+  {
+    files: 'client-sdk/replica',
+    forbidden: ['client-sdk/replication', 'client-sdk/uploads', 'client-sdk/actions', 'client-sdk/app-kit', 'client-sdk/office-app', 'client-sdk/technician-app', 'client-sdk/client.ts'],
+    why: 'the replica (the device database and its storage) is the lowest SDK layer: sync, uploads and apps build on it',
+  },
 ];
 
-const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)|(?:^|\n)\s*import\s+['"]([^'"]+)['"]/g;
+/** The folders whose files may not import each other in a circle (a cycle hides which file is the lower layer). */
+const CYCLE_ROOTS = ['shared', 'server', 'client-sdk'];
 
-function specifiersOf(text: string): string[] {
-  return [...text.matchAll(IMPORT)].map((match) => match[1] ?? match[2] ?? match[3]!);
-}
+/** Outside server/storage, no file sends SQL: a `.query(` or `.exec(` call on a string is a statement. */
+const SQL_CALL = /\.(?:query|exec)(?:<[^>]*>)?\(\s*[`'"]/;
+
+const IMPORT = /(?:^|\n)\s*(?:import|export)\s[^'"]*?from\s+['"]([^'"]+)['"]|import\(\s*['"]([^'"]+)['"]\s*\)/g;
 
 function sourceFiles(dir: string): string[] {
   const out: string[] = [];
@@ -64,7 +71,8 @@ export function layeringViolations(rules: Rule[] = RULES, read: (file: string) =
   const problems: string[] = [];
   for (const rule of rules) {
     for (const file of sourceFiles(rule.files)) {
-      for (const specifier of specifiersOf(read(file))) {
+      for (const match of read(file).matchAll(IMPORT)) {
+        const specifier = match[1] ?? match[2]!;
         const broken = breaks(rule, target(file, specifier));
         if (broken) problems.push(`${file} imports '${specifier}': ${rule.files}/ may not import ${broken} (${rule.why})`);
       }
@@ -73,71 +81,78 @@ export function layeringViolations(rules: Rule[] = RULES, read: (file: string) =
   return problems;
 }
 
-/**
- * Import cycles, over the whole tree: modules that import each other (through any number of
- * others) cannot be read, tested or moved apart. Type-only imports count too: they tie the two
- * files' meaning together all the same. The cycles listed here were there when the check came and
- * are to be untied; a new one fails, and so does a listed one that is gone (remove it here).
- */
-const CYCLE_ROOTS = ['shared', 'server', 'client-sdk', 'test'];
-const KNOWN_CYCLES: string[][] = [
-  ['client-sdk/replica/capture.ts', 'client-sdk/replication/replica-store.ts'],
-  ['server/operations/sync/documents.ts', 'server/operations/sync/merge.ts'],
-];
-
-/** The project file an import names, if it is one (`./x.js` is `x.ts` or `x.tsx`; a folder its index). */
-function resolved(file: string, specifier: string, files: ReadonlySet<string>): string | undefined {
-  if (!specifier.startsWith('.')) return undefined;
-  const base = path.normalize(path.join(path.dirname(file), specifier)).replace(/\.js$/, '');
-  return [`${base}.ts`, `${base}.tsx`, path.join(base, 'index.ts'), base].find((candidate) => files.has(candidate));
+/** Every project file each file imports (type imports too), resolved to project paths. */
+function importGraph(roots: string[], read: (file: string) => string): Map<string, string[]> {
+  const graph = new Map<string, string[]>();
+  for (const file of roots.flatMap(sourceFiles)) {
+    const targets = [...read(file).matchAll(IMPORT)].map((m) => target(file, m[1] ?? m[2]!)).filter((t) => t.includes('/') && /\.tsx?$/.test(t));
+    graph.set(file, targets.map((t) => (fs.existsSync(path.join(ROOT, t)) ? t : t.replace(/\.ts$/, '.tsx'))));
+  }
+  return graph;
 }
 
-/** Every set of files that import one another, each sorted, sorted by its first file (Tarjan's strongly connected components). */
-export function importCycles(roots: string[] = CYCLE_ROOTS, read: (file: string) => string = (f) => fs.readFileSync(path.join(ROOT, f), 'utf8')): string[][] {
-  const files = roots.flatMap((root) => sourceFiles(root));
-  const known = new Set(files);
-  const edges = new Map(files.map((file) => [file, specifiersOf(read(file)).flatMap((s) => resolved(file, s, known) ?? [])]));
-  const order = new Map<string, number>();
-  const low = new Map<string, number>();
-  const stack: string[] = [];
-  const cycles: string[][] = [];
+/** Each import cycle once, as the files around it (`a -> b -> a`). */
+export function importCycles(roots: string[] = CYCLE_ROOTS, read: (file: string) => string = (f) => fs.readFileSync(path.join(ROOT, f), 'utf8')): string[] {
+  const graph = importGraph(roots, read);
+  const cycles = new Set<string>();
+  const state = new Map<string, 'open' | 'done'>();
+  const trail: string[] = [];
   const visit = (file: string) => {
-    order.set(file, order.size);
-    low.set(file, order.get(file)!);
-    stack.push(file);
-    for (const next of edges.get(file)!) {
-      if (!order.has(next)) {
-        visit(next);
-        low.set(file, Math.min(low.get(file)!, low.get(next)!));
-      } else if (stack.includes(next)) {
-        low.set(file, Math.min(low.get(file)!, order.get(next)!));
-      }
+    state.set(file, 'open');
+    trail.push(file);
+    for (const next of graph.get(file) ?? []) {
+      if (state.get(next) === 'open') {
+        const ring = trail.slice(trail.indexOf(next));
+        const start = ring.indexOf([...ring].sort()[0]!);
+        const canonical = [...ring.slice(start), ...ring.slice(0, start)];
+        cycles.add([...canonical, canonical[0]].join(' -> '));
+      } else if (!state.has(next) && graph.has(next)) visit(next);
     }
-    if (low.get(file) !== order.get(file)) return;
-    const component = stack.splice(stack.indexOf(file));
-    if (component.length > 1 || edges.get(file)!.includes(file)) cycles.push(component.sort());
+    trail.pop();
+    state.set(file, 'done');
   };
-  for (const file of files) if (!order.has(file)) visit(file);
-  return cycles.sort((a, b) => a[0]!.localeCompare(b[0]!));
+  for (const file of graph.keys()) if (!state.has(file)) visit(file);
+  return [...cycles].sort();
 }
 
-describe('import cycles', () => {
-  it('there are none but the known ones', () => {
-    expect(importCycles()).toEqual(KNOWN_CYCLES);
-  });
-
-  it('a deliberately made cycle is caught, with every file in it', () => {
-    const cyclic = (file: string) => {
-      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
-      return file === 'server/transports/http/request-context.ts' ? `import type { RequestBudgets } from './rate-limits.js';\n${text}` : text;
-    };
-    expect(importCycles(CYCLE_ROOTS, cyclic)).toContainEqual(['server/transports/http/rate-limits.ts', 'server/transports/http/request-context.ts']);
-  });
-});
+/** Files outside server/storage that send SQL themselves. */
+export function sqlOutsideStorage(read: (file: string) => string = (f) => fs.readFileSync(path.join(ROOT, f), 'utf8')): string[] {
+  return sourceFiles('server')
+    .filter((file) => !file.startsWith(`server${path.sep}storage${path.sep}`))
+    .filter((file) => SQL_CALL.test(read(file)));
+}
 
 describe('layering', () => {
   it('no import runs against the layers', () => {
     expect(layeringViolations()).toEqual([]);
+  });
+
+  it('no two files import each other in a circle', () => {
+    expect(importCycles()).toEqual([]);
+  });
+
+  it('a planted cycle is caught and named by its files', () => {
+    const planted = (file: string) => {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      return file === 'server/operations/sync/doc.ts' ? `import type { Clash } from './merge.js';\n${text}` : text;
+    };
+    expect(importCycles(['server/operations'], planted)).toEqual(['server/operations/sync/doc.ts -> server/operations/sync/merge.ts -> server/operations/sync/doc.ts']);
+  });
+
+  it('SQL is sent only from server/storage', () => {
+    expect(sqlOutsideStorage()).toEqual([]);
+    const planted = (file: string) => (file === 'server/operations/customers.ts' ? "await tx.query('select 1')" : fs.readFileSync(path.join(ROOT, file), 'utf8'));
+    expect(sqlOutsideStorage(planted)).toEqual(['server/operations/customers.ts']);
+  });
+
+  it('the replica imports nothing of sync, uploads or the apps', () => {
+    const planted = (file: string) => {
+      const text = fs.readFileSync(path.join(ROOT, file), 'utf8');
+      return file === 'client-sdk/replica/database.ts' ? `import { PendingChanges } from '../replication/pending-changes.js';\n${text}` : text;
+    };
+    expect(layeringViolations(RULES, planted)).toEqual([
+      "client-sdk/replica/database.ts imports '../replication/pending-changes.js': client-sdk/replica/ may not import client-sdk/replication (the replica (the device database and its storage) is the lowest SDK layer: sync, uploads and apps build on it)",
+    ]);
   });
 
   it('a deliberately wrong import is caught, with the rule it breaks', () => {

@@ -33,5 +33,5 @@ export const SPANNING_STATEMENTS: Readonly<Record<string, string>> = {
     'the oldest queued job of any organization, for update skip locked: on Citus two steps, a read of the oldest (org_id, id) across shards, then a claim routed by (org_id, id) that requires it still queued',
   'bulk-operations.ts bulkQueueStats': 'the queue gauges on /metrics: an aggregate over every shard, which Citus runs as is',
   'visit-reports.ts claimSettledReports': "the settled reports of any organization, every half second per process: the bulk claim's case, and its two steps on Citus",
-  'outbox.ts claimDueReportMessages': "the report messages due of any organization, every half second per process: the bulk claim's case, and its two steps on Citus",
+  'outgoing-messages.ts claimDueReportMessages': "the report messages due of any organization, every half second per process: the bulk claim's case, and its two steps on Citus",
 };

@@ -2,7 +2,7 @@ import { timingSafeEqual } from 'node:crypto';
 import { Router, type Request, type RequestHandler } from 'express';
 import { errors } from '../../../shared/index.js';
 import client from 'prom-client';
-import type { LiveFeed } from '../../operations/sync/live-feed.js';
+import type { LiveFanout } from '../../operations/sync/live-fanout.js';
 import { bulkQueueStats, type BulkQueueStats } from '../../storage/bulk-operations.js';
 import type { Database } from '../../storage/db.js';
 import type { AuthGate } from './auth-throttle.js';
@@ -24,7 +24,7 @@ export interface Metrics {
 
 export interface MetricSources {
   db: Database;
-  feed: LiveFeed;
+  feed: LiveFanout;
 }
 
 /** Distinct GraphQL operation names kept as labels; later new names count as "other". */
