@@ -15,7 +15,8 @@ import { officeAppRoutes } from './transports/http/office-app.js';
 import { technicianAppRoutes } from './transports/http/technician-app.js';
 import { securityHeaders } from './transports/http/security-headers.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
-import { failedAuthentication, requestBudgets } from './transports/http/rate-limits.js';
+import { authThrottle } from './transports/http/auth-throttle.js';
+import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks, type GeneratedPdfRef } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
 import { requestLogger } from './transports/http/request-log.js';
@@ -65,8 +66,8 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   const app = express();
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
-  const failures = failedAuthentication(db, config.http.authFailuresPerMinute);
-  const authenticate = authenticateRequests({ db, blobs, failures });
+  const throttle = authThrottle(db, { failuresPerWindow: config.http.authFailuresPerMinute, windowSeconds: config.http.authFailureWindowSeconds });
+  const authenticate = authenticateRequests({ db, blobs, gate: throttle.gate('api token') });
   const auth = inSequence(authenticate, budgets.api);
   const sync = syncRoutes(inSequence(authenticate, budgets.sync), {
     feed,
@@ -82,12 +83,12 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   app.use(securityHeaders({ publicUrl: config.files.publicUrl }));
   useHttpEdge(app, config.http, metrics);
   app.use(healthRoutes(db, lifecycle));
-  app.use(metricsRoute(metrics, config.http.metricsToken, failures));
+  app.use(metricsRoute(metrics, config.http.metricsToken, throttle.gate('metrics token')));
   app.use(frontPageRoutes());
   app.use(officeAppRoutes());
   app.use(technicianAppRoutes());
   app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
-  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, failures));
+  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, throttle.gate('platform admin token')));
   app.use(downloadRoute(blobs, links));
   app.use(quotePdfRoute(db, blobs, links));
   app.use(reportRoutes(db, blobs));
