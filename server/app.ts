@@ -16,6 +16,7 @@ import { technicianAppRoutes } from './transports/http/technician-app.js';
 import { securityHeaders } from './transports/http/security-headers.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
 import { authThrottle } from './transports/http/auth-throttle.js';
+import { liveTokens } from './operations/live-tokens.js';
 import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks, type GeneratedPdfRef } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
@@ -67,7 +68,8 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
   const throttle = authThrottle(db, { failuresPerWindow: config.http.authFailuresPerMinute, windowSeconds: config.http.authFailureWindowSeconds });
-  const authenticate = authenticateRequests({ db, blobs, gate: throttle.gate('api token') });
+  const tokens = liveTokens(db);
+  const authenticate = authenticateRequests({ db, blobs, gate: throttle.gate('api token', { mayBeValid: (req) => tokens.mayBeLive(req.get('authorization')) }) });
   const auth = inSequence(authenticate, budgets.api);
   const sync = syncRoutes(inSequence(authenticate, budgets.sync), {
     feed,

@@ -25,6 +25,8 @@ export const GLOBAL_TABLES: Readonly<Record<string, string>> = {
 export const SPANNING_STATEMENTS: Readonly<Record<string, string>> = {
   'tokens.ts findLiveTokenByHash':
     'a token issued before tokens carried their organization is found by its hash alone: a question to every shard, each with an index on the hash; issuing new tokens retires it',
+  'tokens.ts liveTokenHashes':
+    'which tokens exist, read by a process only while an address floods it with bad tokens (once in full, then those created lately, at most once a second, by the index on created_at): a question to every shard, each answering from its own index, rarely asked',
   'sync-receipts.ts pruneReceipts':
     'hourly, in every process: each shard deletes its own old receipts in parallel; nothing waits on it, and per organization it would be as many statements for the same work',
   'idempotency-keys.ts pruneKeys':

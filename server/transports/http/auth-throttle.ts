@@ -24,7 +24,16 @@ export interface AuthGate {
 
 export interface AuthThrottle {
   /** The gate of one kind of credential: each kind is learned apart; all spend the address's one budget. */
-  gate(kind: string): AuthGate;
+  gate(kind: string, options?: GateOptions): AuthGate;
+}
+
+export interface GateOptions {
+  /**
+   * Whether a credential not known valid here may still be valid, answered without its check
+   * (operations/live-tokens.ts for bearer tokens): such a credential is checked even from an
+   * address past its budget, so a valid token this process has not seen yet is served too.
+   */
+  mayBeValid?(req: Request): Promise<boolean>;
 }
 
 export interface AuthThrottleSettings {
@@ -38,10 +47,10 @@ export function authThrottle(db: Database, { failuresPerWindow, windowSeconds = 
   if (failuresPerWindow <= 0) return { gate: () => ({ pass: async (_req, _res, check) => check() }) };
   const budget = failureBudget(db, failuresPerWindow, windowSeconds);
   const known = knownCredentials();
-  return { gate: (kind) => gate(kind, known, budget) };
+  return { gate: (kind, options = {}) => gate(kind, known, budget, options) };
 }
 
-function gate(kind: string, known: KnownCredentials, budget: FailureBudget): AuthGate {
+function gate(kind: string, known: KnownCredentials, budget: FailureBudget, { mayBeValid }: GateOptions): AuthGate {
   const checked = async <T>(fingerprint: string, address: string, res: Response, check: () => T | Promise<T>): Promise<T> => {
     try {
       const result = await check();
@@ -62,7 +71,7 @@ function gate(kind: string, known: KnownCredentials, budget: FailureBudget): Aut
       // A credential that passed here before is checked whatever its address did.
       if (known.isValid(fingerprint)) return checked(fingerprint, address, res, check);
       const refusedMs = budget.refusedFor(address);
-      if (refusedMs > 0) throw budget.refusal(res, refusedMs);
+      if (refusedMs > 0 && !(await mayBeValid?.(req))) throw budget.refusal(res, refusedMs);
       // The same bad credential again (a device with a revoked token, a misconfigured script) is
       // told so without a lookup and spends nothing: only new failures are guesses.
       const failure = known.failure(fingerprint);
