@@ -17,7 +17,8 @@ import { FirstSync } from './replication/first-sync.js';
 import { probe, type SyncEndpoint } from './replication/http.js';
 import { ConnectionWatch } from './replication/liveness.js';
 import { LocalChanges } from './replication/local-changes.js';
-import { Outbox, OUTBOX } from './replication/outbox.js';
+import { PendingChanges } from './replication/pending-changes.js';
+import { PENDING_CHANGES } from './replica/local-collections.js';
 import { PieceSize } from './replication/piece-size.js';
 import { httpRemote } from './replication/remote.js';
 import { readStored } from './replication/replica-store.js';
@@ -28,7 +29,8 @@ import { indexedDbStorage } from './replica/indexeddb/storage.js';
 import { LiveStream } from './replication/stream.js';
 import { WriteLock } from './replication/write-lock.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
-import { DEFAULT_UPLOAD_STALL_MS, PHOTO_QUEUE, PhotoUploader } from './uploads/photo-queue.js';
+import { DEFAULT_UPLOAD_STALL_MS, PhotoUploader } from './uploads/photo-queue.js';
+import { PHOTO_QUEUE } from './replica/local-collections.js';
 
 /** IndexedDB in a browser (replica/indexeddb/); memory in Node. */
 async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
@@ -39,7 +41,7 @@ async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
 export interface PoolClientOptions {
   baseUrl: string;
   token: string;
-  /** Any RxStorage; default IndexedDB (Dexie) in a browser, RxDB's memory storage in Node. */
+  /** Any RxStorage; default the SDK's own IndexedDB storage in a browser (replica/indexeddb/), RxDB's memory storage in Node. */
   storage?: RxStorage<unknown, unknown>;
   /** Replica name: a client opened again with the same name and storage continues where it was. */
   name?: string;
@@ -139,7 +141,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     watch,
   };
   const retryMs = options.retryMs ?? 1000;
-  // Bound below, once the outbox exists: the app's RxDB writes to synced collections go through it.
+  // Bound below, once the pending changes exists: the app's RxDB writes to synced collections go through it.
   let capture: LocalChanges | null = null;
   const storageFull$ = new Subject<StorageFull>();
   const db = await createReplicaDatabase(
@@ -152,7 +154,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
   // A browser's replica kept by an SDK from before this storage brings its unsynced work along.
   if (!options.storage && typeof indexedDB !== 'undefined') await moveReplicaFromDexie(db);
   const tracker = new StatusTracker();
-  const outbox = new Outbox(db.collections[OUTBOX]);
+  const pending = new PendingChanges(db.collections[PENDING_CHANGES]);
   const lock = new WriteLock();
   const collection = (name: string) => {
     const c = collectionByName(db, name);
@@ -177,7 +179,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
   const engine = new SyncEngine(
     {
       collection,
-      outbox,
+      pending,
       checkpoints: new Checkpoints(db),
       lock,
       remote: httpRemote(endpoint),
@@ -201,14 +203,14 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
       failed: (error) => failedWith(error),
     },
   );
-  const changes = new LocalChanges(collection, outbox, lock, () => engine.pushSoon());
+  const changes = new LocalChanges(collection, pending, lock, () => engine.pushSoon());
   capture = changes;
   const replica: Replica = { db, changes };
   const counts: Subscription[] = [
-    outbox.count$().subscribe((n) => tracker.update({ pendingPushes: n })),
-    outbox.refusedCount$().subscribe((n) => tracker.update({ refusedChanges: n })),
+    pending.count$().subscribe((n) => tracker.update({ pendingPushes: n })),
+    pending.refusedCount$().subscribe((n) => tracker.update({ refusedChanges: n })),
     uploader.pending$.subscribe((n) => tracker.update({ pendingPhotoUploads: n })),
-    unsyncedSince$(db.collections[OUTBOX], db.collections[PHOTO_QUEUE]).subscribe((since) => tracker.update({ unsyncedSince: since })),
+    unsyncedSince$(db.collections[PENDING_CHANGES], db.collections[PHOTO_QUEUE]).subscribe((since) => tracker.update({ unsyncedSince: since })),
   ];
 
   let stream: LiveStream | null = null;
@@ -263,7 +265,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
         await engine.synced();
         await uploader.idle();
         const status = await firstValueFrom(tracker.status$);
-        if ((await outbox.count()) === 0 && status.pendingPhotoUploads === 0) return;
+        if ((await pending.count()) === 0 && status.pendingPhotoUploads === 0) return;
       }
     })();
     return withTimeout(inSync, timeoutMs, 'not in sync');
@@ -279,7 +281,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
   }
 
   async function refusedChanges() {
-    return (await outbox.refused()).map((e) => ({ collection: e.collectionName, id: e.docId, reason: e.refused ?? '' }));
+    return (await pending.refused()).map((e) => ({ collection: e.collectionName, id: e.docId, reason: e.refused ?? '' }));
   }
 
   return {

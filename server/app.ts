@@ -2,7 +2,7 @@ import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import type { Config, FilesConfig, HttpConfig } from './config.js';
 import type { BlobStore } from './storage/blobs.js';
-import type { Database } from './storage/db.js';
+import { storeAnswers, type Database } from './storage/db.js';
 import { graphqlHandler } from './transports/graphql/handler.js';
 import { buildGraphQLSchema } from './transports/graphql/schema.js';
 import { declaredBodyWithin } from './transports/http/bodies.js';
@@ -15,7 +15,9 @@ import { officeAppRoutes } from './transports/http/office-app.js';
 import { technicianAppRoutes } from './transports/http/technician-app.js';
 import { securityHeaders } from './transports/http/security-headers.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
-import { failedAuthentication, requestBudgets } from './transports/http/rate-limits.js';
+import { authThrottle } from './transports/http/auth-throttle.js';
+import { liveTokens } from './operations/live-tokens.js';
+import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks, type GeneratedPdfRef } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
 import { requestLogger } from './transports/http/request-log.js';
@@ -28,7 +30,7 @@ import { quotePdfRoute } from './transports/rest/quote-pdfs.js';
 import { reportRoutes } from './transports/rest/reports.js';
 import { syncRoutes } from './transports/sync/routes.js';
 import { bulkRoutes } from './transports/rest/bulk.js';
-import type { LiveFeed } from './operations/sync/live-feed.js';
+import type { LiveFanout } from './operations/sync/live-fanout.js';
 
 export interface AppDeps {
   db: Database;
@@ -41,7 +43,7 @@ export interface AppDeps {
     sync: { heartbeatMs: number; bodyLimitBytes: number };
   };
   /** Live fan-out of changes to sync streams (started by the caller). */
-  feed: LiveFeed;
+  feed: LiveFanout;
   /** Called when a bulk operation was queued (the worker looks for work at once). */
   bulkStarted?: () => void;
   logger: Logger;
@@ -65,8 +67,9 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   const app = express();
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
-  const failures = failedAuthentication(db, config.http.authFailuresPerMinute);
-  const authenticate = authenticateRequests({ db, blobs, failures });
+  const throttle = authThrottle(db, { failuresPerWindow: config.http.authFailuresPerMinute, windowSeconds: config.http.authFailureWindowSeconds });
+  const tokens = liveTokens(db);
+  const authenticate = authenticateRequests({ db, blobs, gate: throttle.gate('api token', { mayBeValid: (req) => tokens.mayBeLive(req.get('authorization')) }) });
   const auth = inSequence(authenticate, budgets.api);
   const sync = syncRoutes(inSequence(authenticate, budgets.sync), {
     feed,
@@ -82,12 +85,12 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   app.use(securityHeaders({ publicUrl: config.files.publicUrl }));
   useHttpEdge(app, config.http, metrics);
   app.use(healthRoutes(db, lifecycle));
-  app.use(metricsRoute(metrics, config.http.metricsToken, failures));
+  app.use(metricsRoute(metrics, config.http.metricsToken, throttle.gate('metrics token')));
   app.use(frontPageRoutes());
   app.use(officeAppRoutes());
   app.use(technicianAppRoutes());
   app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
-  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, failures));
+  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, throttle.gate('platform admin token')));
   app.use(downloadRoute(blobs, links));
   app.use(quotePdfRoute(db, blobs, links));
   app.use(reportRoutes(db, blobs));
@@ -118,10 +121,7 @@ function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
     res.json({ status: 'ok' });
   });
   router.get('/readyz', async (_req, res) => {
-    const dbOk = await db.query('select 1').then(
-      () => true,
-      () => false,
-    );
+    const dbOk = await storeAnswers(db);
     const ready = lifecycle.ready && dbOk;
     // Durability warnings are details, not unreadiness: the store works, an OS crash could lose writes.
     res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk, durability: db.durability });

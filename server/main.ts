@@ -3,7 +3,7 @@ import { createApp, type Lifecycle } from './app.js';
 import { loadConfig, type Config } from './config.js';
 import { formatSettings, reportSettings } from './config-report.js';
 import { createLogger } from './logger.js';
-import { LiveFeed } from './operations/sync/live-feed.js';
+import { LiveFanout } from './operations/sync/live-fanout.js';
 import { createMessenger } from './jobs/messenger.js';
 import { processLife } from './jobs/process-life.js';
 import { BulkWorker } from './jobs/worker.js';
@@ -37,7 +37,7 @@ async function main(): Promise<void> {
   const secret = config.files.urlSecret ?? (await sharedSecret(db, 'file-links'));
   const links = fileLinks(secret, config.files.urlTtlSeconds);
   if (config.seedDemoOrg) await printDemoToken(db, blobs);
-  const feed = new LiveFeed(db, config.sync, (error) => logger.error({ err: error }, 'live feed read failed'));
+  const feed = new LiveFanout(db, config.sync, (error) => logger.error({ err: error }, 'live fan-out read failed'));
   await feed.start();
   const messenger = createMessenger(config.bulk);
   const worker = new BulkWorker({ db, blobs, messenger, logger, ...config.bulk, life: processLife(db.engine, config) });
@@ -100,7 +100,7 @@ function onShutdownSignal(handler: () => Promise<void>): void {
 async function shutdown(deps: {
   server: Server;
   db: Database;
-  feed: LiveFeed;
+  feed: LiveFanout;
   workers: { stop(): Promise<void> }[];
   lifecycle: Lifecycle;
   config: Config;

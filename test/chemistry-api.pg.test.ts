@@ -8,7 +8,7 @@ import { errorCodes, type TestServer } from './support/server.js';
 import { pushChanges } from './support/sync.js';
 
 /**
- * Water chemistry through the API (issue 32): `waterBalance`, the organization's settings, a visit's
+ * Water chemistry through the API: `waterBalance`, the organization's settings, a visit's
  * own balance at its formula version, readings refused wherever they arrive, doses as stock
  * movements pushed by a device, and chemical cost per pool (GraphQL and CSV).
  */

@@ -6,7 +6,7 @@ import { openPostgres } from '../server/storage/postgres.js';
 import { createTestDatabase, engines } from './support/engines.js';
 
 /**
- * Readings and volumes became bounded (issue 32). A store written before may hold a pH of 74 (for
+ * Readings and volumes became bounded. A store written before may hold a pH of 74 (for
  * 7.4) or a pool of 0 gallons, which would make every later change of that visit or customer fail
  * validation. The migration clears them and keeps each in the conflict log the office reads.
  */

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { customerResource, serviceResource, type Role } from '../shared/index.js';
-import { mergeDocument, type Doc } from '../server/operations/sync/merge.js';
+import { mergeDocument } from '../server/operations/sync/merge.js';
+import { type Doc } from '../server/operations/sync/doc.js';
 
 /**
  * The server's three-way merge of a pushed document, as tables: for each kind of field owner, who

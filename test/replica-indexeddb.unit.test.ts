@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { collectionOf, createReplicaDatabase, type ReplicaDatabase } from '../client-sdk/replica/database.js';
 import { moveReplicaFromDexie } from '../client-sdk/replica/indexeddb/from-dexie.js';
 import { indexedDbStorage } from '../client-sdk/replica/indexeddb/storage.js';
-import { OUTBOX, outboxKey, outboxSchema } from '../client-sdk/replication/outbox.js';
+import { pendingKey } from '../client-sdk/replication/pending-changes.js';
+import { PENDING_CHANGES, pendingChangesSchema } from '../client-sdk/replica/local-collections.js';
 import { REPLICA_SCHEMA_HISTORY } from '../shared/index.js';
 import { insertStates } from '../client-sdk/replication/replica-store.js';
 
@@ -67,25 +68,25 @@ describe('a replica an earlier SDK kept in Dexie', () => {
   it('moves its unsynced changes, migrated from an older outbox, and the documents they are about; then deletes it', async () => {
     const name = uniqueName('from-dexie');
     // Written by an SDK whose outbox had no refusals yet (version 0) and whose visits were at version 0.
-    const { refused: _refused, ...fieldsBefore } = outboxSchema.properties;
+    const { refused: _refused, ...fieldsBefore } = pendingChangesSchema.properties;
     const old = await createRxDatabase({ name, storage: dexie(), multiInstance: false });
     const versionZero = { ...(await replica(uniqueName('shape'))).collections.services!.schema.jsonSchema };
     open.pop();
     expect(REPLICA_SCHEMA_HISTORY.services.length).toBeGreaterThan(1);
     await old.addCollections({
-      [OUTBOX]: { schema: { ...outboxSchema, version: 0, properties: fieldsBefore } as never },
+      [PENDING_CHANGES]: { schema: { ...pendingChangesSchema, version: 0, properties: fieldsBefore } as never },
       services: { schema: { ...versionZero, version: 0, indexes: [], properties: Object.fromEntries(Object.entries(versionZero.properties).filter(([k]) => !['startKey', 'technicianKey', '_deleted', '_rev', '_meta', '_attachments'].includes(k))) } as never },
     });
     await old.collections.services!.insert(visit('unsynced', { notes: 'made offline' }));
     await old.collections.services!.insert(visit('synced', { notes: 'the server has it' }));
-    await old.collections[OUTBOX]!.insert({ key: outboxKey('services', 'unsynced'), collectionName: 'services', docId: 'unsynced', base: null, changeId: 'c-1', sent: [], updatedAt: stamp });
+    await old.collections[PENDING_CHANGES]!.insert({ key: pendingKey('services', 'unsynced'), collectionName: 'services', docId: 'unsynced', base: null, changeId: 'c-1', sent: [], updatedAt: stamp });
     await old.close();
     expect(await dexieNames(name)).toEqual(expect.arrayContaining([`rxdb-dexie-${name}--0--pendingChanges`, `rxdb-dexie-${name}--0--services`]));
 
     const db = await replica(name);
     await moveReplicaFromDexie(db);
-    const entries = await db.collections[OUTBOX].find().exec();
-    expect(entries.map((e) => [e.key, e.refused])).toEqual([[outboxKey('services', 'unsynced'), null]]);
+    const entries = await db.collections[PENDING_CHANGES].find().exec();
+    expect(entries.map((e) => [e.key, e.refused])).toEqual([[pendingKey('services', 'unsynced'), null]]);
     expect((await visits(db).find().exec()).map((d) => [d.id, d.get('notes')])).toEqual([['unsynced', 'made offline']]);
     expect(await dexieNames(name)).toEqual([]);
   });

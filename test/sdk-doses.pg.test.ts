@@ -8,7 +8,7 @@ import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 import { type TestServer } from './support/server.js';
 
 /**
- * A dose recorded on the phone with no signal (issue 32): the engine's suggestion on the device,
+ * A dose recorded on the phone with no signal: the engine's suggestion on the device,
  * booked in one action as a stock movement from the truck, corrected offline, then synced through
  * a network that loses the server's answers. It lands once, moves the truck's stock and the pool's
  * chemical cost, and a later correction moves both again.

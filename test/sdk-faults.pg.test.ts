@@ -12,7 +12,7 @@ import { streamValve } from './support/stream-valve.js';
 import { serverDocument } from './support/sync.js';
 
 /**
- * The SDK on a bad network (issue 12): what RxDB's replication got wrong, and what made devices
+ * The SDK on a bad network: what RxDB's replication got wrong, and what made devices
  * hang. The server heartbeats every 200 ms, so a silent stream is found dead within half a second;
  * every request has a one-second deadline.
  */

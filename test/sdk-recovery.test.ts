@@ -9,9 +9,8 @@ import { type TestServer } from './support/server.js';
 import { serverDocument } from './support/sync.js';
 
 /**
- * A device back in sync soon after signal returns, and a refusal never taken for an outage
- * (issue 22). The server heartbeats every 500 ms, so a stream that died silently is found within
- * 1.25 s; requests keep the SDK's 30 s deadline, so anything faster than that is the SDK's doing.
+ * A device back in sync soon after signal returns, and a refusal never taken for an outage. The
+ * server heartbeats every 500 ms, so a stream that died silently is found within 1.25 s; requests keep the SDK's 30 s deadline, so anything faster than that is the SDK's doing.
  */
 describe('devices back in sync; refusals are not outages', () => {
   let server: TestServer;

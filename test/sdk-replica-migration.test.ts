@@ -5,7 +5,8 @@ import { firstValueFrom } from 'rxjs';
 import { afterAll, describe, expect, it } from 'vitest';
 import { createPoolClient, type PoolClient } from '../client-sdk/index.js';
 import { indexedDbStorage } from '../client-sdk/replica/indexeddb/storage.js';
-import { OUTBOX, outboxKey, outboxMigrations, outboxSchema } from '../client-sdk/replication/outbox.js';
+import { pendingKey } from '../client-sdk/replication/pending-changes.js';
+import { PENDING_CHANGES, pendingChangesMigrations, pendingChangesSchema } from '../client-sdk/replica/local-collections.js';
 import { REPLICA_SCHEMA_HISTORY, customerResource, rxSchemaOf, schemaHash, serviceResource, type ReplicatedResource } from '../shared/index.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { useTestServer } from './support/fixture.js';
@@ -15,7 +16,7 @@ import { serverDocument } from './support/sync.js';
 /**
  * A phone updated to a new app keeps the replica it holds: its documents and, above all, the
  * changes it made offline and has not synced yet. Here the replica was written by an SDK from
- * before technicians' scopes (issue 30), whose visits and customers had no `createdById`: the
+ * before technicians' scopes, whose visits and customers had no `createdById`: the
  * current SDK opens it, migrates it, and syncs the visit waiting in its outbox, once: on RxDB's
  * memory storage and on the SDK's IndexedDB storage (fake-indexeddb here), which a browser uses.
  */
@@ -59,14 +60,14 @@ describe('a replica stored under an earlier schema', () => {
 
     const old = await createRxDatabase({ name, storage, multiInstance: false, localDocuments: true });
     await old.addCollections({
-      // reportNotification was free text then (issue 24 gave it its values).
+      // reportNotification was free text then (visit reports gave it its values).
       customers: { schema: schemaWithout(customerResource as ReplicatedResource, ['createdById'], { reportNotification: { type: ['string', 'null'], maxLength: 500 } }) as never },
-      // Added since: createdById (issue 30), chemistryVersion (issue 32).
+      // Added since: createdById (scopes per technician), chemistryVersion (water chemistry).
       services: { schema: schemaWithout(serviceResource as ReplicatedResource, ['createdById', 'chemistryVersion']) as never },
-      [OUTBOX]: { schema: outboxSchema as never, migrationStrategies: outboxMigrations as never },
+      [PENDING_CHANGES]: { schema: pendingChangesSchema as never, migrationStrategies: pendingChangesMigrations as never },
     });
     await old.collections.services!.insert({ id: visitId, customerId, notes: 'Recorded before the update', photos: [], createdAt: now, updatedAt: now });
-    await old.collections[OUTBOX]!.insert({ key: outboxKey('services', visitId), collectionName: 'services', docId: visitId, base: null, changeId: `change-before-update-${name}`, sent: [], updatedAt: now, refused: null });
+    await old.collections[PENDING_CHANGES]!.insert({ key: pendingKey('services', visitId), collectionName: 'services', docId: visitId, base: null, changeId: `change-before-update-${name}`, sent: [], updatedAt: now, refused: null });
     await old.close();
 
     const client = await createPoolClient({ baseUrl: server.url, token: tech, storage, name, collections: ['customers', 'services'], retryMs: 50 });

@@ -7,7 +7,8 @@ import { SyncEngine } from '../client-sdk/replication/engine.js';
 import { SyncFailure, type NextMove } from '../client-sdk/replication/failure.js';
 import type { PushAnswer } from '../client-sdk/replication/http.js';
 import { LocalChanges } from '../client-sdk/replication/local-changes.js';
-import { Outbox, OUTBOX, type OutboxEntry } from '../client-sdk/replication/outbox.js';
+import { PendingChanges } from '../client-sdk/replication/pending-changes.js';
+import { PENDING_CHANGES, type PendingChange } from '../client-sdk/replica/local-collections.js';
 import type { SyncRemote } from '../client-sdk/replication/remote.js';
 import { WriteLock } from '../client-sdk/replication/write-lock.js';
 import { PieceSize } from '../client-sdk/replication/piece-size.js';
@@ -70,14 +71,14 @@ describe('the sync engine, driven through its remote with a fake clock', () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
     vi.spyOn(Math, 'random').mockReturnValue(0.5); // no jitter: the backoff is exact
     remote = new ScriptedRemote();
-    const outbox = new Outbox(db.collections[OUTBOX] as unknown as RxCollection<OutboxEntry>);
+    const outbox = new PendingChanges(db.collections[PENDING_CHANGES] as unknown as RxCollection<PendingChange>);
     const lock = new WriteLock();
     const collection = (name: string) => collectionByName(db, name)!;
     checkpoints = new Checkpoints(db);
     told.failed = [];
     told.succeeded = 0;
     engine = new SyncEngine(
-      { collection, outbox, checkpoints, lock, remote, pullBatchSize: 100, pushBatchSize: 10, writePieces: new PieceSize() },
+      { collection, pending: outbox, checkpoints, lock, remote, pullBatchSize: 100, pushBatchSize: 10, writePieces: new PieceSize() },
       { collections: ['customers'], writable: new Set(['customers']), retryMs: 100 },
       { pushed: () => undefined, cycleSucceeded: () => told.succeeded++, failed: (error, move) => told.failed.push({ error, move }) },
     );
@@ -190,14 +191,14 @@ describe('the sync engine, driven through its remote with a fake clock', () => {
 
 describe("the outbox asked which of a pulled page's documents have local changes", () => {
   let db: ReplicaDatabase;
-  let outbox: Outbox;
+  let outbox: PendingChanges;
   beforeEach(async () => {
     db = await createReplicaDatabase(`outbox-${Math.random().toString(36).slice(2)}`, getRxStorageMemory() as never, ['customers', 'services']);
-    outbox = new Outbox(db.collections[OUTBOX] as unknown as RxCollection<OutboxEntry>);
+    outbox = new PendingChanges(db.collections[PENDING_CHANGES] as unknown as RxCollection<PendingChange>);
   });
   afterEach(() => db.close());
 
-  const entry = (collection: string, id: string): OutboxEntry => ({
+  const entry = (collection: string, id: string): PendingChange => ({
     key: `${collection}/${id}`,
     collectionName: collection,
     docId: id,
@@ -233,7 +234,7 @@ describe('a replica being filled (a first sync) writes pulled pages without read
     const remote: SyncRemote = { pull: async () => pages.shift()!, push: async () => ({ answered: [], checkpoint: null }) };
     ctx = {
       collection: (name) => collectionByName(db, name)!,
-      outbox: new Outbox(db.collections[OUTBOX] as unknown as RxCollection<OutboxEntry>),
+      pending: new PendingChanges(db.collections[PENDING_CHANGES] as unknown as RxCollection<PendingChange>),
       checkpoints: new Checkpoints(db),
       lock: new WriteLock(),
       remote,

@@ -11,7 +11,7 @@ import { newOrganization, startTestServer, type TestServer } from './support/ser
 import { pullAll, pullChanges, pushChanges, serverDocument } from './support/sync.js';
 
 /**
- * What issue 12 found wrong under faults, one test each, on both engines: a push whose answer was
+ * What went wrong under faults, one test each, on both engines: a push whose answer was
  * lost or that was edited in flight, a retried quote, a revoked token's stream, a bad reference,
  * a retried invalid row, and a live feed that must not start past an uncommitted write.
  */

@@ -1,8 +1,8 @@
 import { isDeparture } from '../shared/index.js';
 import { describe, expect, it } from 'vitest';
-import { readFeed } from '../server/storage/change-feed.js';
+import { readFeed } from '../server/storage/table-feed.js';
 import { SYNC_COLLECTIONS } from '../server/operations/sync/collections.js';
-import { toDocument } from '../server/operations/sync/documents.js';
+import { toDocument } from '../server/operations/sync/doc.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { engines, type TestStore } from './support/engines.js';
 import { useTestServer } from './support/fixture.js';

@@ -1,7 +1,8 @@
 import { serviceResource, versionToKeep, type Service } from '../../shared/index.js';
 import { badInput, notFound, PoolClientError } from '../errors.js';
 import type { Replica } from './replica.js';
-import { bytesToBase64, PHOTO_QUEUE } from '../uploads/photo-queue.js';
+import { bytesToBase64 } from '../uploads/photo-queue.js';
+import { PHOTO_QUEUE } from '../replica/local-collections.js';
 import { newId, nowIso } from './validate.js';
 
 /** Visits: recorded and edited on the device first; photos queued for upload. */

@@ -1,19 +1,19 @@
 import { instanceWithWrites } from './instance-with-writes.js';
 import type { BulkWriteRow, RxStorage, RxStorageBulkWriteResponse, RxStorageInstance, RxStorageInstanceCreationParams } from 'rxdb';
-import type { DocState } from '../replication/replica-store.js';
+import type { DocState } from '../../shared/index.js';
 
 /**
  * Makes every write the app makes to a synced collection through RxDB (`client.db`) a local
  * change that syncs. RxDB's document and collection methods (insert, bulkInsert, upsert,
  * bulkUpsert, patch, incrementalPatch, modify, incrementalModify, remove, bulkRemove) all end in
  * one `bulkWrite` of the collection's storage instance; this wraps the storage so that each such
- * write passes through `capture` first, which records it in the outbox (or throws, and nothing is
+ * write passes through `capture` first, which records it in the pending changes (or throws, and nothing is
  * written). Writes of the SDK itself (pulled states, push answers, the actions' own writes, which
  * record their changes before) carry SYNC_WRITE_CONTEXT and pass straight through.
  *
  * The alternative, RxDB's pre-write hooks, sees neither bulk removes' rows nor the base revision a
  * write was made on, and runs outside the storage write, where a crash could separate the write
- * from its outbox entry.
+ * from its pending change.
  */
 export const SYNC_WRITE_CONTEXT = 'pool-sync';
 
@@ -33,7 +33,7 @@ export type WriteCapture = (
 
 /**
  * `storage`, with the writes to the named collections passed to the capture `capture()` returns
- * (bound once the database, and so the outbox, exists). A write before it is bound is refused.
+ * (bound once the database, and so the pending changes, exists). A write before it is bound is refused.
  */
 export function capturingStorage<I, O>(storage: RxStorage<I, O>, collections: ReadonlySet<string>, capture: () => WriteCapture | null): RxStorage<I, O> {
   return {

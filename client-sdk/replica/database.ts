@@ -2,16 +2,16 @@ import { addRxPlugin, createRxDatabase, type RxCollection, type RxDatabase, type
 import { RxDBLocalDocumentsPlugin } from 'rxdb/plugins/local-documents';
 import { RxDBMigrationSchemaPlugin } from 'rxdb/plugins/migration-schema';
 import { replicatedResources, syncRule, withNullsLeftOut, type CollectionName, type DocumentOf, type ReplicaKeyFields } from '../../shared/index.js';
-import { OUTBOX, outboxMigrations, outboxSchema, type OutboxEntry } from '../replication/outbox.js';
+import { PENDING_CHANGES, pendingChangesMigrations, pendingChangesSchema, type PendingChange } from './local-collections.js';
 import { capturingStorage, type WriteCapture } from './capture.js';
 import { keyedStorage } from './keys.js';
 import { replicaCollectionOf } from './migrations.js';
-import { PHOTO_QUEUE, photoQueueSchema, type QueuedPhoto } from '../uploads/photo-queue.js';
+import { PHOTO_QUEUE, photoQueueSchema, type QueuedPhoto } from './local-collections.js';
 import { reportingStorageFull, type StorageFull } from './storage-full.js';
 
 /**
  * The device replica: one RxDB collection per replicated resource (schemas derived from shared/),
- * plus two local ones: the outbox of changes waiting for the server and the photo upload queue.
+ * plus two local ones: the pending changes of changes waiting for the server and the photo upload queue.
  * Twelve collections at most, under RxDB's open-source limit of 13 per process; a client may open
  * fewer (`collections`). Pull checkpoints live in the database's local documents.
  */
@@ -27,7 +27,7 @@ export type ReplicaDocument<C extends CollectionName> = Omit<DocumentOf<C>, Null
 
 export type SyncedCollections = { [C in CollectionName]?: RxCollection<ReplicaDocument<C>> };
 /** Each collection typed by its name: `db.collections.services` holds `Service` documents (absent if not opened). */
-export type ReplicaCollections = SyncedCollections & { [OUTBOX]: RxCollection<OutboxEntry>; [PHOTO_QUEUE]: RxCollection<QueuedPhoto> };
+export type ReplicaCollections = SyncedCollections & { [PENDING_CHANGES]: RxCollection<PendingChange>; [PHOTO_QUEUE]: RxCollection<QueuedPhoto> };
 export type ReplicaDatabase = RxDatabase<ReplicaCollections>;
 
 /** The replicated collection names, in dependency order. */
@@ -66,7 +66,7 @@ export function isCollectionName(name: string): name is CollectionName {
 export const READ_ONLY_COLLECTIONS: ReadonlySet<string> = new Set(COLLECTION_NAMES.filter((c) => syncRule(c)?.kind === 'readonly'));
 
 addRxPlugin(RxDBLocalDocumentsPlugin);
-// A replica opened by a newer SDK migrates its local collections (the outbox) in place.
+// A replica opened by a newer SDK migrates its local collections (the pending changes) in place.
 addRxPlugin(RxDBMigrationSchemaPlugin);
 
 /**
@@ -99,7 +99,7 @@ export async function createReplicaDatabase(
   const wanted = replicatedResources.filter((r) => collections.includes(r.collection));
   await db.addCollections({
     ...Object.fromEntries(wanted.map((r) => [r.collection, replicaCollectionOf(r) as never])),
-    [OUTBOX]: { schema: outboxSchema as never, migrationStrategies: outboxMigrations as never },
+    [PENDING_CHANGES]: { schema: pendingChangesSchema as never, migrationStrategies: pendingChangesMigrations as never },
     [PHOTO_QUEUE]: { schema: photoQueueSchema as never },
   });
   return db;

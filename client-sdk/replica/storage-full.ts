@@ -3,7 +3,7 @@ import type { RxStorage, RxStorageInstance, RxStorageInstanceCreationParams } fr
 
 /**
  * A write the device's storage refused for want of space: the browser's quota for the site is
- * used up (IndexedDB throws QuotaExceededError, which Dexie and RxDB pass on, sometimes wrapped).
+ * used up (IndexedDB throws QuotaExceededError, which our storage and RxDB pass on, sometimes wrapped).
  * The write fails as before; this only makes sure the app hears of it, whoever wrote.
  */
 export interface StorageFull {

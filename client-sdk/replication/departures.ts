@@ -1,4 +1,4 @@
-import { outboxKey } from './outbox.js';
+import { pendingKey } from './pending-changes.js';
 
 /**
  * A row that left this device's scope (the office gave the visit to another technician, the truck
@@ -31,17 +31,17 @@ export class Departures {
 
   /** A departure arrived for a row with changes not yet pushed: the row stays for now. */
   postpone(collection: string, id: string): void {
-    this.remember(outboxKey(collection, id));
+    this.remember(pendingKey(collection, id));
   }
 
   /** Changes of these rows reached the server. */
   pushed(collection: string, ids: readonly string[]): void {
-    for (const id of ids) this.remember(outboxKey(collection, id));
+    for (const id of ids) this.remember(pendingKey(collection, id));
   }
 
   /** The row is gone from the replica; `held` is what it was. */
   applied(collection: string, id: string, held: Record<string, unknown>): void {
-    this.report({ collection, id, changesDelivered: this.changed.delete(outboxKey(collection, id)), held });
+    this.report({ collection, id, changesDelivered: this.changed.delete(pendingKey(collection, id)), held });
   }
 
   private remember(key: string): void {

@@ -6,7 +6,7 @@ import type { SyncContext } from './sync-context.js';
 
 /**
  * The client's sync loop. One loop for every collection, so nothing of one collection runs
- * concurrently with anything else of it. A cycle pushes what the outbox holds (collections in
+ * concurrently with anything else of it. A cycle pushes what the pending changes holds (collections in
  * dependency order: a visit's customer goes first), then, when asked, pulls every collection to
  * the end of its feed, then applies the live batches that arrived. A reconnected stream asks for
  * a full cycle, so the pull runs once pushes have settled. What follows a failed cycle depends on
@@ -139,7 +139,7 @@ export class SyncEngine {
         if (pulling) this.settleWaiters(serving);
       } catch (error) {
         if (!this.running) break;
-        this.wantPush = true; // cheap when the outbox is empty, and a failed push must be retried
+        this.wantPush = true; // cheap when the pending changes is empty, and a failed push must be retried
         if (pulling) this.wantPull = true;
         // Anything but a SyncFailure is the replica's or a bug: retried like an outage, and shown.
         const move: NextMove = error instanceof SyncFailure ? nextMove(error) : { retry: 'backoff' };

@@ -2,17 +2,18 @@ import type { BulkWriteRow, RxCollection, RxDocumentData, RxStorageBulkWriteResp
 import { describeIssues, deviceMayWrite, isReplicaKey, recordValidator, replicatedResources, type CollectionName, type DeviceWrite, type DocumentOf } from '../../shared/index.js';
 import { badInput, notFound } from '../errors.js';
 import { documentOf } from '../replica/database.js';
-import { Outbox, outboxKey, type OutboxEntry } from './outbox.js';
+import { PendingChanges, pendingKey } from './pending-changes.js';
+import { type PendingChange } from '../replica/local-collections.js';
 import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
 import type { WriteLock } from './write-lock.js';
 
 /**
- * Every change the device makes to a synced document becomes an outbox entry here, whether it
+ * Every change the device makes to a synced document becomes an pending change here, whether it
  * comes from the SDK's actions (`insert`, `update`, `remove`) or from the app writing to
  * `client.db` the RxDB way (`captured`, called by the storage wrapper in replica/capture.ts). One
  * path, so both are validated the same, pushed the same and counted the same.
  *
- * Each change records its outbox entry (first) and writes the document (second), under the write
+ * Each change records its pending change (first) and writes the document (second), under the write
  * lock the sync engine also takes: a client killed between the two leaves an entry whose document
  * is unchanged, which the next push sends as it is stored (harmless). The first change to a
  * document keeps the server state it was made on as the entry's base.
@@ -43,7 +44,7 @@ function assertDeviceMay(kind: DeviceWrite, name: string, action: string): void 
 export class LocalChanges {
   constructor(
     private readonly collection: (name: string) => RxCollection,
-    private readonly outbox: Outbox,
+    private readonly pending: PendingChanges,
     private readonly lock: WriteLock,
     /** Told after every change (the engine pushes soon). */
     private readonly changed: (collection: string) => void,
@@ -120,7 +121,7 @@ export class LocalChanges {
 
   /**
    * Checks the changes (the device may make them; each new state is a valid document), stamps
-   * them, and saves their outbox entries. Throws before anything is written.
+   * them, and saves their pending changes. Throws before anything is written.
    */
   private async record(name: string, changes: Change[], action: string): Promise<void> {
     if (!changes.length) return;
@@ -134,23 +135,23 @@ export class LocalChanges {
       const result = recordValidator(resource).safeParse(fieldsOf(name, state));
       if (!result.success) throw badInput(`${action}: ${describeIssues(result.error.issues, { limit: Infinity })}`);
     }
-    const entries = await this.outbox.get(changes.map((c) => outboxKey(name, c.state.id)));
-    const save: OutboxEntry[] = [];
+    const entries = await this.pending.get(changes.map((c) => pendingKey(name, c.state.id)));
+    const save: PendingChange[] = [];
     const forget: string[] = [];
     for (const change of changes) {
-      const entry = entries.get(outboxKey(name, change.state.id));
+      const entry = entries.get(pendingKey(name, change.state.id));
       // Made here and deleted before the server saw it: nothing is left to send.
       if (change.state._deleted && entry && entry.base === null && !entry.sent.length) forget.push(entry.key);
       else save.push(entryFor(name, change, entry, now));
     }
-    await this.outbox.save(save);
-    await this.outbox.remove(forget);
+    await this.pending.save(save);
+    await this.pending.remove(forget);
   }
 }
 
-function entryFor(name: string, { current, state }: Change, entry: OutboxEntry | undefined, now: string): OutboxEntry {
+function entryFor(name: string, { current, state }: Change, entry: PendingChange | undefined, now: string): PendingChange {
   return {
-    key: outboxKey(name, state.id),
+    key: pendingKey(name, state.id),
     collectionName: name,
     docId: state.id,
     base: entry ? entry.base : current && !current._deleted ? current : null,

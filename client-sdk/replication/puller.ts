@@ -1,7 +1,7 @@
 import { BAND_COLLECTIONS, bandRange, isDeparture, type HeldBand } from '../../shared/index.js';
 import type { BandRange } from './http.js';
 import { yieldToEventLoop } from './yield.js';
-import { outboxKey } from './outbox.js';
+import { pendingKey } from './pending-changes.js';
 import { pullAhead } from './pull-ahead.js';
 import type { RxCollection } from 'rxdb';
 import { insertStates, readStored, stateOf, writeStates, type DocState, type Stored } from './replica-store.js';
@@ -103,14 +103,14 @@ async function applyServerStates(ctx: SyncContext, name: string, documents: DocS
 /** Writes server states under the write lock, each piece on its own: a local change made between two pieces is seen by the next. */
 async function applyChunk(ctx: SyncContext, name: string, documents: DocState[]): Promise<void> {
   await ctx.lock.run(async () => {
-    const changedHere = await ctx.outbox.among(name, documents.map((d) => outboxKey(name, d.id)));
-    const clean = changedHere.size ? documents.filter((d) => !changedHere.has(outboxKey(name, d.id))) : documents;
+    const changedHere = await ctx.pending.among(name, documents.map((d) => pendingKey(name, d.id)));
+    const clean = changedHere.size ? documents.filter((d) => !changedHere.has(pendingKey(name, d.id))) : documents;
     const collection = ctx.collection(name);
     const filling = ctx.firstSync !== undefined && !ctx.firstSync.done;
     const { stored, unwritten } = filling ? await insertNewFirst(collection, clean) : { stored: await readStored(collection, clean.map((d) => d.id)), unwritten: clean };
     const departing = unwritten.filter((d) => isDeparture(d) && stored.get(d.id)?._deleted === false).map((d) => stateOf(stored.get(d.id)!, name));
     await writeStates(collection, unwritten.filter((d) => !olderThan(d, stored.get(d.id)) && !heldAlready(d, stored.get(d.id))), stored);
-    for (const d of documents) if (isDeparture(d) && changedHere.has(outboxKey(name, d.id))) ctx.departures?.postpone(name, d.id);
+    for (const d of documents) if (isDeparture(d) && changedHere.has(pendingKey(name, d.id))) ctx.departures?.postpone(name, d.id);
     for (const { _deleted, ...held } of departing) ctx.departures?.applied(name, held.id, held);
   });
 }

@@ -1,17 +1,18 @@
 import { deepEqual } from 'rxdb/plugins/utils';
 import { SyncFailure } from './failure.js';
-import { outboxKey, type OutboxEntry, type SentState } from './outbox.js';
+import { pendingKey } from './pending-changes.js';
+import { type PendingChange, type SentState } from '../replica/local-collections.js';
 import { readStored, stateOf, writeStates, type DocState } from './replica-store.js';
 import type { SyncContext } from './sync-context.js';
 
 /**
- * Push, one batch of a collection's outbox at a time.
+ * Push, one batch of a collection's pending changes at a time.
  *
- * Before a state goes out it is recorded in its outbox entry (`sent`), so a push whose answer is
+ * Before a state goes out it is recorded in its pending change (`sent`), so a push whose answer is
  * lost (or a client killed mid-push) sends the same change id again, and the server, holding a
  * receipt of it, changes nothing twice. Once answered, a document not edited meanwhile takes the
  * server's state (the answer, or exactly what was sent when the server answered nothing) and
- * leaves the outbox; one edited meanwhile stays, with what was sent as the base its new edits
+ * leaves the pending changes; one edited meanwhile stays, with what was sent as the base its new edits
  * were made on.
  *
  * A push names the collection's pull checkpoint. When the server answers that everything after
@@ -30,7 +31,7 @@ export interface PushResult {
   answered: DocState[];
 }
 
-/** Pushes the collection's oldest changes; null when its outbox is empty. */
+/** Pushes the collection's oldest changes; null when its pending changes is empty. */
 export async function pushBatch(ctx: SyncContext, name: string): Promise<(PushResult & { more: boolean }) | null> {
   const { rows, more } = await ctx.lock.run(() => preparePush(ctx, name));
   if (!rows.length) return more ? { rows, answered: [], more } : null;
@@ -39,9 +40,9 @@ export async function pushBatch(ctx: SyncContext, name: string): Promise<(PushRe
 }
 
 /**
- * Sends rows and settles the outbox with the answer. A request the server refuses as a whole for
+ * Sends rows and settles the pending changes with the answer. A request the server refuses as a whole for
  * what it carries (413 too large, 400 invalid) is split in halves until the one change it cannot
- * take is found; that change is set aside in the outbox with the server's reason (see Outbox),
+ * take is found; that change is set aside in the pending changes with the server's reason (see PendingChanges),
  * and the others go through.
  */
 async function sendRows(ctx: SyncContext, name: string, rows: PushRow[]): Promise<DocState[]> {
@@ -51,7 +52,7 @@ async function sendRows(ctx: SyncContext, name: string, rows: PushRow[]): Promis
     if (!refusedForContent(error)) throw error;
     if (rows.length === 1) {
       const row = rows[0]!;
-      await ctx.lock.run(() => ctx.outbox.refuse(outboxKey(name, row.newDocumentState.id), error.message, row.changeId));
+      await ctx.lock.run(() => ctx.pending.refuse(pendingKey(name, row.newDocumentState.id), error.message, row.changeId));
       return [];
     }
     const half = Math.ceil(rows.length / 2);
@@ -75,10 +76,10 @@ async function sendAndSettle(ctx: SyncContext, name: string, rows: PushRow[]): P
 }
 
 async function preparePush(ctx: SyncContext, name: string): Promise<{ rows: PushRow[]; more: boolean }> {
-  const entries = await ctx.outbox.oldest(name, ctx.pushBatchSize);
+  const entries = await ctx.pending.oldest(name, ctx.pushBatchSize);
   const stored = await readStored(ctx.collection(name), entries.map((e) => e.docId));
   const rows: PushRow[] = [];
-  const sending: OutboxEntry[] = [];
+  const sending: PendingChange[] = [];
   const settled: string[] = [];
   for (const entry of entries) {
     const current = stored.get(entry.docId);
@@ -96,8 +97,8 @@ async function preparePush(ctx: SyncContext, name: string): Promise<{ rows: Push
       sending.push({ ...entry, sent: [...entry.sent, { changeId: entry.changeId, state }] });
     }
   }
-  await ctx.outbox.save(sending);
-  await ctx.outbox.remove(settled);
+  await ctx.pending.save(sending);
+  await ctx.pending.remove(settled);
   return { rows, more: entries.length === ctx.pushBatchSize };
 }
 
@@ -106,21 +107,21 @@ function madeAndDeletedHere(base: DocState | null, state: DocState): boolean {
 }
 
 /**
- * Settles the outbox after an answer. True when every row's document now holds the server's state
+ * Settles the pending changes after an answer. True when every row's document now holds the server's state
  * or has local changes pending (which a pull would pass over as well), so nothing a pull of the
  * push's own writes would bring is missing.
  */
 async function acknowledge(ctx: SyncContext, name: string, rows: PushRow[], answered: DocState[]): Promise<boolean> {
   const serverState = new Map(answered.map((d) => [d.id, d]));
   const ids = rows.map((r) => r.newDocumentState.id);
-  const entries = await ctx.outbox.get(ids.map((id) => outboxKey(name, id)));
+  const entries = await ctx.pending.get(ids.map((id) => pendingKey(name, id)));
   const adopted: DocState[] = [];
   const done: string[] = [];
-  const editedMeanwhile: OutboxEntry[] = [];
+  const editedMeanwhile: PendingChange[] = [];
   let adoptedAll = true;
   for (const row of rows) {
     const id = row.newDocumentState.id;
-    const entry = entries.get(outboxKey(name, id));
+    const entry = entries.get(pendingKey(name, id));
     if (!entry) {
       adoptedAll = false;
       continue;
@@ -135,7 +136,7 @@ async function acknowledge(ctx: SyncContext, name: string, rows: PushRow[], answ
   // Copies: the rows and answers also go to the sync observer.
   const stored = await readStored(ctx.collection(name), adopted.map((d) => d.id));
   await writeStates(ctx.collection(name), adopted.map((d) => ({ ...d })), stored);
-  await ctx.outbox.remove(done);
-  await ctx.outbox.save(editedMeanwhile);
+  await ctx.pending.remove(done);
+  await ctx.pending.save(editedMeanwhile);
   return adoptedAll;
 }

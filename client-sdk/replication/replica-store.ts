@@ -34,7 +34,7 @@ export function stateOf(stored: Stored, collection: string): DocState {
  * The states themselves become the stored documents (RxDB's bookkeeping is added to them), so a
  * caller passes states nothing else holds: pulled pages, or copies. Copying every pulled document
  * instead cost about 0.3 s of a 50,000-visit initial sync, most of it collecting the copies'
- * originals, and some 30 MB of peak memory (issue 14).
+ * originals, and some 30 MB of peak memory.
  */
 export async function writeStates(collection: RxCollection, states: readonly DocState[], current: Map<string, Stored>): Promise<void> {
   const result = await bulkWrite(collection, states, current);

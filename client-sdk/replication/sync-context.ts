@@ -2,15 +2,15 @@ import type { RxCollection } from 'rxdb';
 import type { Checkpoints } from './checkpoints.js';
 import type { Departures } from './departures.js';
 import type { FirstSync } from './first-sync.js';
-import type { Outbox } from './outbox.js';
+import type { PendingChanges } from './pending-changes.js';
 import type { PieceSize } from './piece-size.js';
 import type { SyncRemote } from './remote.js';
 import type { WriteLock } from './write-lock.js';
 
-/** What the engine's push and pull steps share: the replica, its outbox and checkpoints, the server. */
+/** What the engine's push and pull steps share: the replica, its pending changes and checkpoints, the server. */
 export interface SyncContext {
   collection(name: string): RxCollection;
-  outbox: Outbox;
+  pending: PendingChanges;
   checkpoints: Checkpoints;
   lock: WriteLock;
   remote: SyncRemote;

@@ -1,46 +1,9 @@
 import type { RxCollection } from 'rxdb';
+import type { QueuedPhoto } from '../replica/local-collections.js';
 import { BehaviorSubject } from 'rxjs';
 import { Call, expectedWithin } from '../replication/call.js';
 import { failureOfAnswer, SyncFailure } from '../replication/failure.js';
 import type { SyncEndpoint } from '../replication/http.js';
-
-/**
- * Photos taken offline wait here, in a local collection of the replica (so the queue survives a
- * restart), until the server has confirmed them. Uploads are idempotent by photo id: a response
- * lost on the way makes the retry answer 200 with the stored photo instead of storing it twice.
- */
-export const PHOTO_QUEUE = 'photoUploads';
-
-export const photoQueueSchema = {
-  version: 0,
-  title: 'photo upload queue',
-  primaryKey: 'id',
-  type: 'object',
-  properties: {
-    id: { type: 'string', maxLength: 128 },
-    parent: { type: 'string', enum: ['services', 'quotes'] },
-    parentId: { type: 'string' },
-    caption: { type: ['string', 'null'] },
-    contentType: { type: 'string' },
-    data: { type: 'string', description: 'the bytes, base64' },
-    queuedAt: { type: 'string' },
-    /** Set when the server refused the file for good (wrong type, too large). */
-    failure: { type: ['string', 'null'] },
-  },
-  required: ['id', 'parent', 'parentId', 'contentType', 'data', 'queuedAt'],
-  additionalProperties: false,
-} as const;
-
-export interface QueuedPhoto {
-  id: string;
-  parent: 'services' | 'quotes';
-  parentId: string;
-  caption: string | null;
-  contentType: string;
-  data: string;
-  queuedAt: string;
-  failure: string | null;
-}
 
 /**
  * Uploads wait for an answer, not forever: an upload that has not been answered within
@@ -62,6 +25,11 @@ export const DEFAULT_UPLOAD_STALL_MS = 10_000;
  */
 type Outcome = 'done' | 'signed-out' | { failure: string } | { again: 'now' | 'backoff' | number; others: boolean };
 
+/**
+ * Uploads the photos taken offline that wait in a local collection of the replica (so the queue survives a
+ * restart), until the server has confirmed them. Uploads are idempotent by photo id: a response
+ * lost on the way makes the retry answer 200 with the stored photo instead of storing it twice.
+ */
 export class PhotoUploader {
   readonly pending$ = new BehaviorSubject(0);
   private timer: ReturnType<typeof setTimeout> | null = null;

@@ -1,5 +1,5 @@
 import nodemailer from 'nodemailer';
-import type { OutboxMessage } from '../storage/outbox.js';
+import type { OutboxMessage } from '../storage/outgoing-messages.js';
 
 /**
  * Sends what bulk operations and visit reports put in the outbox: email through SMTP (nodemailer)

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import { composeReport } from '../operations/reports/compose.js';
 import { recordReportSent, withReportLink, type ReportSending } from '../operations/reports/deliver.js';
 import type { Database } from '../storage/db.js';
-import { claimDueReportMessages, markAttemptFailed } from '../storage/outbox.js';
+import { claimDueReportMessages, markAttemptFailed } from '../storage/outgoing-messages.js';
 import { claimSettledReports } from '../storage/visit-reports.js';
 import type { Messenger } from './messenger.js';
 

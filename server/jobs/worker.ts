@@ -14,7 +14,7 @@ import {
   type ItemError,
 } from '../storage/bulk-operations.js';
 import type { Database } from '../storage/db.js';
-import { addMessages, markMessage, pendingMessages } from '../storage/outbox.js';
+import { addMessages, markMessage, pendingMessages } from '../storage/outgoing-messages.js';
 import type { Messenger } from './messenger.js';
 
 /**

@@ -17,7 +17,7 @@ export const fileKeys = {
     `org/${keySegment(orgId)}/${parent}/${keySegment(parentId)}/photos/${keySegment(photoId)}`,
   quotePdf: (orgId: string, quoteId: string, version: string) =>
     `org/${keySegment(orgId)}/quotes/${keySegment(quoteId)}/pdf-${keySegment(version)}`,
-  /** A quote's generated PDF, named by the hash of what it shows (operations/documents/quote-document.ts). */
+  /** A quote's generated PDF, named by the hash of what it shows (operations/pdf/quote-pdf-content.ts). */
   generatedQuotePdf: (orgId: string, quoteId: string, contentHash: string) =>
     `org/${keySegment(orgId)}/quotes/${keySegment(quoteId)}/generated-${keySegment(contentHash)}.pdf`,
   logo: (orgId: string, version: string) => `org/${keySegment(orgId)}/logo-${keySegment(version)}`,

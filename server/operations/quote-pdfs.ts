@@ -7,15 +7,15 @@ import { recordGeneratedPdf } from '../storage/quote-pdfs.js';
 import { lockQuote, quotes } from '../storage/quotes.js';
 import { taxes } from '../storage/taxes.js';
 import type { OperationContext } from './context.js';
-import { contentHashOf, quoteDocumentOf, type QuoteDocument } from './documents/quote-document.js';
-import { PDF_IMAGE_TYPES, renderQuotePdf, type Logo } from './documents/quote-pdf.js';
+import { contentHashOf, quoteDocumentOf, type QuoteDocument } from './pdf/quote-pdf-content.js';
+import { PDF_IMAGE_TYPES, renderQuotePdf, type Logo } from './pdf/quote-pdf.js';
 import { fileKeys } from './file-keys.js';
 import { assertMayChangeQuote } from './quotes.js';
 
 /**
  * Every quote has a PDF: the custom one uploaded through POST /quotes/:id/pdf when there is one,
  * else one generated from the quote. Generating a PDF for every quote a list touches would be
- * ruinous, so a list only hashes what each PDF would show (quote-document.ts); the PDF itself is
+ * ruinous, so a list only hashes what each PDF would show (pdf/quote-pdf-content.ts); the PDF itself is
  * made when its link is first fetched, stored under that hash, and served from storage after.
  * A changed quote hashes differently, so its link names a new PDF; an unchanged one is never
  * generated twice, and two processes generating it at once store the same bytes.

@@ -54,3 +54,11 @@ export interface PoolStats {
   idle: number;
   waiting: number;
 }
+
+/** Whether the store answers a trivial query (readiness); never throws. */
+export async function storeAnswers(q: Queryable): Promise<boolean> {
+  return q.query('select 1').then(
+    () => true,
+    () => false,
+  );
+}

@@ -31,3 +31,23 @@ export function databaseWithin(tx: Queryable, outer: Database): Database {
     close: () => Promise.reject(new Error('A transaction-bound database is closed by whoever opened the transaction')),
   };
 }
+
+let savepoints = 0;
+
+/**
+ * Runs `fn` behind a savepoint of the open transaction `tx`: kept when it succeeds, undone (and
+ * the error rethrown) when it fails, so the transaction goes on without what `fn` wrote (a push
+ * redone row by row refuses the one row the database refused and keeps the rest).
+ */
+export async function inSavepoint<T>(tx: Queryable, fn: () => Promise<T>): Promise<T> {
+  const name = `row_${++savepoints}`;
+  await tx.query(`savepoint ${name}`);
+  try {
+    const result = await fn();
+    await tx.query(`release savepoint ${name}`);
+    return result;
+  } catch (error) {
+    await tx.query(`rollback to savepoint ${name}`);
+    throw error;
+  }
+}

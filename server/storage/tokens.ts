@@ -105,3 +105,17 @@ export async function revokedAmong(q: Queryable, tokens: readonly { orgId: strin
   const live = new Set(rows.map((r) => r.id));
   return new Set(tokens.map((t) => t.tokenId).filter((id) => !live.has(id)));
 }
+
+/**
+ * The hashes of unrevoked tokens created at or after `since` (every token without `since`), in
+ * every organization: what a process knows of which tokens exist (operations/live-tokens.ts).
+ */
+export async function liveTokenHashes(q: Queryable, since?: string): Promise<string[]> {
+  const { rows } = await q.query<{ token_hash: string }>(
+    since === undefined
+      ? 'select token_hash from api_tokens where revoked_at is null'
+      : 'select token_hash from api_tokens where created_at >= $1 and revoked_at is null',
+    since === undefined ? [] : [since],
+  );
+  return rows.map((r) => r.token_hash);
+}

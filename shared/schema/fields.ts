@@ -23,7 +23,7 @@ export type ScalarKind =
   | 'json';
 
 /**
- * Who may change a field when edits meet on the server (issue 5 builds the merge on this).
+ * Who may change a field when edits meet on the server (the server's merge is built on this).
  * - technician: field work (readings, notes, times); the device's value wins a clash.
  * - office: billing and administration; the office's value wins a clash.
  * - server: computed or assigned by the server only; client values are ignored.

@@ -25,7 +25,7 @@ export function isDocState(value: unknown): value is DocState {
 
 /**
  * A document received from the server. Checked, not copied: a pull page holds 5,000 of them, and
- * parsing each into a new object cost a device as much again in garbage (issue 14).
+ * parsing each into a new object cost a device as much again in garbage.
  */
 export const ReceivedDocument = z.custom<DocState>(isDocState, 'a document with an id');
 

@@ -14,21 +14,21 @@ import { REPLICA_INDEXES, REPLICA_KEYS } from './replica-keys.js';
  * then fails and names the hash to append here. Never edit or remove an entry.
  */
 export const REPLICA_SCHEMA_HISTORY: Readonly<Record<CollectionName, readonly string[]>> = {
-  // After visit reports (issue 24): settings.sendVisitReports; then water chemistry (issue 32): settings.waterChemistry.
+  // After visit reports: settings.sendVisitReports; then water chemistry: settings.waterChemistry.
   organization: ['d622694c54bd0a55', '06e353d26a8759b9', 'de1296d73e45bb28'],
   serviceTypes: ['96a8e56cda8a31af'],
-  // Before scopes per technician (issue 30): without createdById / technicianId.
-  // After visit reports (issue 24): reportNotification one of EMAIL, TEXT, BOTH, NONE.
+  // Before scopes per technician: without createdById / technicianId.
+  // After visit reports: reportNotification one of EMAIL, TEXT, BOTH, NONE.
   customers: ['61fd6da3b2d564e6', '4c0a64f70e176f5e', 'a49e36e369c7f056'],
   appointments: ['7a288789bae4cbce'],
   // Then with createdById; then with the replica keys startKey and technicianKey and their indexes (replica-keys.ts);
-  // then with chemistryVersion (issue 32).
+  // then with chemistryVersion.
   services: ['ffe0f7569378f1c1', '7c76f3e12c138068', '872d1c6661433405', 'cc8786133531edc8'],
   quotes: ['6770b2f2b0716f71'],
   inventoryLocations: ['2fad4b5d3e023b52', 'c256830163c62dac'],
   inventoryItems: ['5f94bfd73d844880'],
   stockLevels: ['0a4b2f85e5524c26'],
-  // With a dose (issue 32).
+  // With a dose.
   stockMovements: ['56eaa4407cd0339f', 'bc03e272fe5189f1'],
 };
 

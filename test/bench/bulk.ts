@@ -5,7 +5,7 @@ import { startTestServer } from '../support/server.js';
 import { seedOrganizationData } from './seed.js';
 
 /**
- * Issue 7's benchmark: a bulk update of 10,000 customers and exports of 25,000, 50,000 and
+ * The bulk benchmark: a bulk update of 10,000 customers and exports of 25,000, 50,000 and
  * 100,000 customers, each through the REST interface with the worker in this process; items/s and
  * the growth of this process's JS heap and RSS while it ran, to show export
  * memory stays flat as the row count grows. (With PGlite the database lives in this process too:

@@ -8,7 +8,7 @@ import { seededRandom } from '../../shared/seeded-random.js';
  * readings, in Node (the server) and in Chromium through the SDK's browser bundle (the phone's
  * engine), best and median of 20 batches after a warm-up. "Balance" is CSI and LSI alone (no
  * volume: no doses); "with doses" is a whole answer for a 15,000-gallon salt pool with a cap, as the
- * technician app computes on every keystroke. Goal (issue 32): 10,000 in under 50 ms.
+ * technician app computes on every keystroke. Goal: 10,000 in under 50 ms.
  */
 const COUNT = 10_000;
 const BATCHES = 20;

@@ -11,7 +11,7 @@ import { seedCompany } from '../support/company.js';
 import { createTestDatabase } from '../support/engines.js';
 
 /**
- * The office at company scale (issue 33; BENCH_ONLY=company): a company of 200 technicians (13,000
+ * The office at company scale (BENCH_ONLY=company): a company of 200 technicians (13,000
  * customers, 52,000 visits from two weeks back to next week, 2,600 today) seeded through the API
  * (test/support/company.ts), the built server as `npm start` runs it, Debian's Chromium at 1366x768
  * on a fresh profile on disk signing in with an OFFICE token. Printed: time to today's board (every route,

@@ -1,7 +1,7 @@
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { createPoolClient } from '../../client-sdk/index.js';
-import { contentHashOf, quoteDocumentOf } from '../../server/operations/documents/quote-document.js';
-import { renderQuotePdf } from '../../server/operations/documents/quote-pdf.js';
+import { contentHashOf, quoteDocumentOf } from '../../server/operations/pdf/quote-pdf-content.js';
+import { renderQuotePdf } from '../../server/operations/pdf/quote-pdf.js';
 import { openStore } from '../../server/storage/open.js';
 import type { Customer, Organization, Quote } from '../../shared/index.js';
 import { caller, ok } from '../support/api.js';

@@ -5,7 +5,7 @@ import { measure, printTimings, secondsSince, type Timing } from './measure.js';
 import { SEED_TECHNICIANS, seedOrganizationData, type SeedCounts } from './seed.js';
 
 /**
- * Issue 3's list benchmark: a customer search page with totalCount and a filtered visit page,
+ * The list benchmark: a customer search page with totalCount and a filtered visit page,
  * over HTTP against a real server, on a seeded organization.
  */
 const CUSTOMER_SEARCH = `query InfiniteCustomers($selector: CustomersSelector, $first: Int) {

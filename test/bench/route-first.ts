@@ -11,7 +11,7 @@ import { LAUNCH, median, PHONE, seedRoute } from './technician-app.js';
 import { startThrottledLink } from './throttled-link.js';
 
 /**
- * Today's route first (BENCH_ONLY=route, issue 25): a technician's new phone signs in through the
+ * Today's route first (BENCH_ONLY=route): a technician's new phone signs in through the
  * office's link over a phone's link (20 Mbit/s, 50 ms round trips, the sync bench's throttled
  * proxy) and the built server on PGlite. The technician has 60 days of visits (17 a working day,
  * about 1,000) and 5,000 customers assigned to them, all of which the phone holds. Measured in

@@ -82,7 +82,7 @@ if (!only || only === 'storm') {
   if (engines.includes('pglite')) await benchStorm('pglite');
   if (onPg) for (const processes of [1, 2]) await benchStorm('postgres', postgresUrl, processes);
 }
-// An experiment kept reproducible (issue 14): run only when asked for.
+// An experiment kept reproducible: run only when asked for.
 if (only === 'json' && postgresUrl) await benchStoredJson(postgresUrl);
 // The office app's figures are the browser's: one engine is enough (PostgreSQL when there is one).
 if (!only || only === 'app') await (onPg ? benchOfficeApp('postgres', postgresUrl) : benchOfficeApp('pglite'));

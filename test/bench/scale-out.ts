@@ -12,7 +12,7 @@ import { spawnBuiltServer, waitForOutput } from '../support/child.js';
 import { BENCH_OFFICE_WINDOW_DAYS, seedOrganizationData } from './seed.js';
 
 /**
- * Scale-out (issue 14): 1, 2 and 3 server processes on one PostgreSQL, with devices spread across
+ * Scale-out: 1, 2 and 3 server processes on one PostgreSQL, with devices spread across
  * them. Each round, DEVICES devices (one token each) pull every visit at once while a writer
  * commits a visit every 20 ms straight into PostgreSQL and one live stream per process times how
  * long each commit takes to reach it. Devices are plain HTTP pulls (gzip, JSON parsed, no

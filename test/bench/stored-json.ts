@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import { provisionOrganization } from '../../server/operations/organization.js';
-import { readFeedPage } from '../../server/storage/change-feed.js';
+import { readFeedPage } from '../../server/storage/table-feed.js';
 import { openStore } from '../../server/storage/open.js';
 import { services } from '../../server/storage/services.js';
 import { seedOrganizationData } from './seed.js';
 
 /**
- * Issue 14's question: would keeping each document's JSON at write time make pulls cheaper? Reads
+ * The question: would keeping each document's JSON at write time make pulls cheaper? Reads
  * the 50,000 visits' feed as pulls do (JSON written by the database per pull), then the same
  * JSON precomputed into a table, page by page (5,000), three times each, on a scratch PostgreSQL
  * database. `BENCH_ONLY=json`.

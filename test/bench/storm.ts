@@ -11,7 +11,7 @@ import { benchDatabase } from './bench-database.js';
 import type { DeviceReport } from './storm-devices.js';
 
 /**
- * The morning storm (issues 25 and 30): a company of 200 technicians, 65 customers each (13,000),
+ * The morning storm: a company of 200 technicians, 65 customers each (13,000),
  * visited weekly from two weeks back to one week ahead (52,000 visits), a truck each and a
  * warehouse, 500 items. At 8 a.m. every technician's phone starts its first sync within 10 s and
  * then holds its live stream: light protocol clients (test/bench/storm-devices.ts) in a few

@@ -19,7 +19,7 @@ import { startThrottledLink } from './throttled-link.js';
 import http from 'node:http';
 
 /**
- * Issue 5's sync benchmark. The server runs in its own process (as in production) over a seeded
+ * The sync benchmark. The server runs in its own process (as in production) over a seeded
  * store: 50,000 visits of about 1 KB, 5,000 customers, 500 items. This process is the device:
  * the SDK's client (createPoolClient) on RxDB memory replicas.
  */

@@ -6,8 +6,8 @@ import { createPoolClient, PoolClientError, type PoolClient } from '../../client
 import { collectionByName } from '../../client-sdk/replica/database.js';
 import { deleteReplicaDatabases, indexedDbStorage } from '../../client-sdk/replica/indexeddb/storage.js';
 import { Checkpoints } from '../../client-sdk/replication/checkpoints.js';
-import { OUTBOX } from '../../client-sdk/replication/outbox.js';
-import { PHOTO_QUEUE } from '../../client-sdk/uploads/photo-queue.js';
+import { PENDING_CHANGES } from '../../client-sdk/replica/local-collections.js';
+import { PHOTO_QUEUE } from '../../client-sdk/replica/local-collections.js';
 import { performAction, type ActionRequest } from './device-actions.js';
 
 /**
@@ -85,7 +85,7 @@ async function dump(): Promise<Record<string, unknown[]>> {
 
 async function probe(): Promise<DeviceProbe> {
   // Counted from the replica itself (status$ follows it a moment later).
-  const changes = await client!.db.collections[OUTBOX]!.count({ selector: { refused: null } }).exec();
+  const changes = await client!.db.collections[PENDING_CHANGES]!.count({ selector: { refused: null } }).exec();
   const photos = await client!.db.collections[PHOTO_QUEUE]!.count({ selector: { failure: null } }).exec();
   const checkpoints = new Checkpoints(client!.db);
   const entries = await Promise.all(config!.collections.map(async (name) => [name, await checkpoints.get(name)] as const));

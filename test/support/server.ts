@@ -11,7 +11,7 @@ import type { BlobStore } from '../../server/storage/blobs.js';
 import type { Database } from '../../server/storage/db.js';
 import { openLocalBlobStore } from '../../server/storage/local-blobs.js';
 import { fileLinks, type FileLinks } from '../../server/transports/http/file-links.js';
-import { LiveFeed } from '../../server/operations/sync/live-feed.js';
+import { LiveFanout } from '../../server/operations/sync/live-fanout.js';
 import { createMessenger } from '../../server/jobs/messenger.js';
 import { BulkWorker, type WorkerOptions } from '../../server/jobs/worker.js';
 import { VisitReportWorker } from '../../server/jobs/visit-reports.js';
@@ -60,7 +60,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const links = options.links ?? fileLinks(TEST_FILE_SECRET, 3600);
   const sync = { heartbeatMs: options.heartbeatMs ?? 4_000, bodyLimitBytes: options.syncBodyLimitBytes ?? 32 * 1024 * 1024 };
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
-  const feed = new LiveFeed(db, sync, (error) => logger.error({ err: error }, 'live feed read failed'));
+  const feed = new LiveFanout(db, sync, (error) => logger.error({ err: error }, 'live fan-out read failed'));
   await feed.start();
   const worker = options.worker
     ? new BulkWorker({

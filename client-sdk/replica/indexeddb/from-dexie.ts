@@ -1,7 +1,7 @@
 import { getSchemaByObjectPath, type RxCollection, type RxJsonSchema } from 'rxdb';
 import { migrateDocumentData } from 'rxdb/plugins/migration-schema';
-import { OUTBOX, type OutboxEntry } from '../../replication/outbox.js';
-import { PHOTO_QUEUE } from '../../uploads/photo-queue.js';
+import { PENDING_CHANGES, type PendingChange } from '../local-collections.js';
+import { PHOTO_QUEUE } from '../local-collections.js';
 import { SYNC_WRITE_CONTEXT } from '../capture.js';
 import type { ReplicaDatabase } from '../database.js';
 import { deleteDatabase, requestResult } from './requests.js';
@@ -29,13 +29,13 @@ export async function moveReplicaFromDexie(db: ReplicaDatabase): Promise<number>
     held.filter((h) => h.collection === collection.name && h.version <= collection.schema.version).sort((a, b) => b.version - a.version);
 
   let moved = 0;
-  const changes: OutboxEntry[] = [];
-  for (const collection of [db.collections[OUTBOX], db.collections[PHOTO_QUEUE]] as RxCollection[]) {
+  const changes: PendingChange[] = [];
+  for (const collection of [db.collections[PENDING_CHANGES], db.collections[PHOTO_QUEUE]] as RxCollection[]) {
     for (const { name, version } of versionsOf(collection)) {
       const docs = (await readDexie(name, collection.schema.jsonSchema)).filter((d) => !d._deleted);
       const current = await migrated(collection, version, docs);
       moved += await insert(collection, current);
-      if (collection.name === OUTBOX) changes.push(...(current as unknown as OutboxEntry[]));
+      if (collection.name === PENDING_CHANGES) changes.push(...(current as unknown as PendingChange[]));
     }
   }
   const versionHere = (name: string) => (db.collections[name as keyof typeof db.collections] as RxCollection | undefined)?.schema.version;
@@ -82,7 +82,7 @@ async function insert(collection: RxCollection, docs: unknown[]): Promise<number
   return docs.length - result.error.length;
 }
 
-function idsByCollection(changes: OutboxEntry[]): Map<string, string[]> {
+function idsByCollection(changes: PendingChange[]): Map<string, string[]> {
   const ids = new Map<string, string[]>();
   for (const change of changes) ids.set(change.collectionName, [...(ids.get(change.collectionName) ?? []), change.docId]);
   return ids;

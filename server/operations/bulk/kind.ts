@@ -4,7 +4,7 @@ import { errors, idValidator } from '../../../shared/index.js';
 import type { ItemError } from '../../storage/bulk-operations.js';
 import type { Queryable } from '../../storage/db.js';
 import type { SortKey } from '../../storage/lists/keyset.js';
-import type { NewMessage } from '../../storage/outbox.js';
+import type { NewMessage } from '../../storage/outgoing-messages.js';
 import type { CsvColumn } from '../csv.js';
 
 /**

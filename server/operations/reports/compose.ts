@@ -1,6 +1,6 @@
 import { reportChannelsOf } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
-import { addMessages, type NewMessage } from '../../storage/outbox.js';
+import { addMessages, type NewMessage } from '../../storage/outgoing-messages.js';
 import { finishReport, type VisitReportRow } from '../../storage/visit-reports.js';
 import { newId } from '../ids.js';
 import { recipientOf, type MessageChannel } from '../recipients.js';

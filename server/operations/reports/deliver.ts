@@ -1,5 +1,5 @@
 import type { Database } from '../../storage/db.js';
-import { markMessage, type OutboxMessage } from '../../storage/outbox.js';
+import { markMessage, type OutboxMessage } from '../../storage/outgoing-messages.js';
 import { services } from '../../storage/services.js';
 import { issueReportLink, REPORT_LINK, reportPath } from './links.js';
 

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { errors, reportChannelsOf } from '../../../shared/index.js';
 import { customers } from '../../storage/customers.js';
-import { reportMessagesOf, type OutboxMessage } from '../../storage/outbox.js';
+import { reportMessagesOf, type OutboxMessage } from '../../storage/outgoing-messages.js';
 import { reportLinksOf, type ReportLinkRow } from '../../storage/report-links.js';
 import { services } from '../../storage/services.js';
 import { reportOf, requestReport, type VisitReportRow } from '../../storage/visit-reports.js';

@@ -28,7 +28,7 @@ import { services, serviceTypes } from '../../storage/services.js';
 import type { OperationContext } from '../context.js';
 import { assertEditable, whyMayNotChangeQuote } from '../quote-rules.js';
 import { nextQuoteNumber, priceQuote } from '../quotes.js';
-import type { Doc } from './merge.js';
+import { type Doc } from './doc.js';
 import type { ReferencedTable, References } from './references.js';
 
 /**

@@ -1,8 +1,8 @@
 import { audienceOf, type CollectionName, type HeldBand } from '../../../shared/index.js';
-import { heldBandSql, readBandPage, type BandRange } from '../../storage/band-feed.js';
-import { feedHead, feedIdsAfter, readFeedPage, type FeedPage } from '../../storage/change-feed.js';
+import { heldBandSql, readBandPage, type BandRange } from '../../storage/band-pages.js';
+import { feedHead, feedIdsAfter, readFeedPage, type FeedPage } from '../../storage/table-feed.js';
 import type { Queryable } from '../../storage/db.js';
-import { readScopePage, scopeEntriesAfter, scopeHead } from '../../storage/scope-feed.js';
+import { readScopePage, scopeEntriesAfter, scopeHead } from '../../storage/scope-entries.js';
 import type { Viewer } from '../context.js';
 import type { SyncCollection } from './collections.js';
 

@@ -1,8 +1,8 @@
 import { inventoryItems, inventoryLocations } from '../../storage/inventory.js';
 import type { StockMovement } from '../../../shared/index.js';
 import { applyStockMovement } from '../../storage/stock-ledger.js';
-import { toDocument } from './documents.js';
-import { deviceCopyDiffers, differsForDevice, type Doc } from './merge.js';
+import { toDocument, type Doc } from './doc.js';
+import { deviceCopyDiffers, differsForDevice } from './merge.js';
 import { rowId, type PushRun, type Row, type RowResult } from './push-run.js';
 
 /**

@@ -1,6 +1,6 @@
 import { isDeepStrictEqual } from 'node:util';
 import type { FieldMeta, ResourceDef, Role } from '../../../shared/index.js';
-import { deviceValue } from './documents.js';
+import { deviceValue, type Doc, type Fields } from './doc.js';
 
 /**
  * Server-side three-way merge of a pushed document, field by field, by the rules declared in
@@ -16,10 +16,6 @@ import { deviceValue } from './documents.js';
  * clash throws away is reported, to be written to sync_conflicts. Server-owned fields always keep
  * the server's value.
  */
-/** Any document-like state (a base a device sent, a nested object): fields by name. */
-export type Fields = Record<string, unknown>;
-/** A document: fields plus its id. */
-export type Doc = Fields & { id: string };
 
 export interface Clash {
   field: string;

@@ -3,8 +3,8 @@ import { logConflicts } from '../../storage/sync-log.js';
 import type { OperationContext } from '../context.js';
 import { newId } from '../ids.js';
 import type { SyncCollection } from './collections.js';
-import { toDocument } from './documents.js';
-import { deviceCopyDiffers, type Clash, type Doc } from './merge.js';
+import { toDocument, type Doc } from './doc.js';
+import { deviceCopyDiffers, type Clash } from './merge.js';
 import type { PushRun, RowResult } from './push-run.js';
 
 /**

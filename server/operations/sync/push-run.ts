@@ -2,8 +2,9 @@ import type { PushRow } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
 import type { OperationContext } from '../context.js';
 import type { SyncCollection } from './collections.js';
-import type { Clash, Doc, Fields } from './merge.js';
+import type { Clash } from './merge.js';
 import type { References } from './references.js';
+import { type Doc, type Fields } from './doc.js';
 
 /**
  * What one push works with, and what each of its rows comes to.

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { z } from 'zod';
 import { describeIssues, errors, ID_MAX_LENGTH, ID_RULE, isValidId, jsonLimitProblem, MAX_JSON_NESTING, MAX_PUSH_ROWS, PushRow } from '../../../shared/index.js';
 import { parseInput } from '../input.js';
-import type { Doc } from './merge.js';
+import { type Doc } from './doc.js';
 import type { Row } from './push-run.js';
 
 /**

@@ -1,7 +1,8 @@
 import { errors, isAppError, PushCheckpoint, withNullsLeftOut } from '../../../shared/index.js';
-import { lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/change-feed.js';
+import { lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/table-feed.js';
 import type { Queryable } from '../../storage/db.js';
-import { leaveAgain } from '../../storage/scope-feed.js';
+import { inSavepoint } from '../../storage/savepoints.js';
+import { leaveAgain } from '../../storage/scope-entries.js';
 import { quarantine } from '../../storage/sync-log.js';
 import { appliedChanges, recordChanges } from '../../storage/sync-receipts.js';
 import type { OperationContext } from '../context.js';
@@ -9,13 +10,14 @@ import { newId } from '../ids.js';
 import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
 import { deviceFeed, type DeviceFeed } from './device-feed.js';
-import { parseDocument, toDocument } from './documents.js';
+import { parseDocument } from './pushed-documents.js';
 import { applyMovement } from './ledger-push.js';
-import { deviceCopyDiffers, differsForDevice, mergeDocument, sameValue, type Doc } from './merge.js';
+import { deviceCopyDiffers, differsForDevice, mergeDocument, sameValue } from './merge.js';
 import { logClashes, PendingWrites } from './pending-writes.js';
 import { effectiveBase, foldResults, mentionedChangeIds, rowId, type PushOutcome, type PushRun, type Row, type RowResult } from './push-run.js';
 import { canLookUp, keepableDocument, quarantineIdOf, screenPush } from './push-screen.js';
 import { References } from './references.js';
+import { toDocument, type Doc } from './doc.js';
 
 export { MAX_PUSH_ROWS, type PushOutcome, type Refusal } from './push-run.js';
 
@@ -41,12 +43,12 @@ export async function push(ctx: OperationContext, name: string, raw: unknown, ch
   const since = parseInput(PushCheckpoint, checkpoint);
   if (!rows.length) return { conflicts: [], refused: [], quarantined: [], written: 0, checkpoint: null };
   try {
-    return await ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, problems, since, false));
+    return await ctx.db.transaction((tx) => applyBatch({ ctx, tx, collection, rows, problems, since, careful: false }));
   } catch (error) {
     if (!isDatabaseError(error)) throw error;
     // A database error in the fast path (writes batched, no savepoints) rolled everything back.
     // Redo row by row behind savepoints, so the one bad row is refused and the rest apply.
-    return ctx.db.transaction((tx) => applyBatch(ctx, tx, collection, rows, problems, since, true));
+    return ctx.db.transaction((tx) => applyBatch({ ctx, tx, collection, rows, problems, since, careful: true }));
   }
 }
 
@@ -63,15 +65,20 @@ function isDatabaseError(error: unknown): boolean {
  * folded into the answer at the end. `careful`: each row behind a savepoint, its writes flushed
  * before the next, so a database error refuses that row alone.
  */
-async function applyBatch(
-  ctx: OperationContext,
-  tx: Queryable,
-  collection: SyncCollection,
-  rows: Row[],
-  problems: ReadonlyMap<Row, string>,
-  since: number | undefined,
-  careful: boolean,
-): Promise<PushOutcome> {
+interface Batch {
+  ctx: OperationContext;
+  tx: Queryable;
+  collection: SyncCollection;
+  rows: Row[];
+  /** Rows the screen found unusable, with why (refused or quarantined alone). */
+  problems: ReadonlyMap<Row, string>;
+  /** The device's pull position, when it sent one. */
+  since: number | undefined;
+  /** Each row behind a savepoint, its writes flushed before the next (the redo after a database error). */
+  careful: boolean;
+}
+
+async function applyBatch({ ctx, tx, collection, rows, problems, since, careful }: Batch): Promise<PushOutcome> {
   const orgId = ctx.viewer.orgId;
   const feed = deviceFeed(ctx.viewer, collection);
   const sound = rows.filter((r) => !problems.has(r));
@@ -99,18 +106,17 @@ async function applyBatch(
       settle([answerRepeat(run, row)]);
       continue;
     }
-    if (careful) await tx.query('savepoint push_row');
     try {
-      const result = await applyRow(run, row, writes);
-      const flushed = careful ? await writes.flush(run) : [];
-      if (careful) await tx.query('release savepoint push_row');
-      settle([...(result ? [result] : []), ...flushed]);
+      const applyThisRow = async () => {
+        const result = await applyRow(run, row, writes);
+        return [...(result ? [result] : []), ...(careful ? await writes.flush(run) : [])];
+      };
+      settle(careful ? await inSavepoint(tx, applyThisRow) : await applyThisRow());
     } catch (error) {
       writes.forget(rowId(row));
       const stored = isDatabaseError(error);
       if (!stored && !isAppError(error)) throw error; // a bug: the request fails, nothing is quarantined
       if (stored && !careful) throw error; // the transaction is aborted: start over carefully
-      if (careful) await tx.query('rollback to savepoint push_row');
       const message = error instanceof Error ? error.message : String(error);
       settle([await refuseOrQuarantine(run, row, stored ? `could not be stored (${message})` : message)]);
     }

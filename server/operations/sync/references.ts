@@ -4,6 +4,7 @@ import type { Queryable } from '../../storage/db.js';
 /** What a reference check needs of a table (any resource's record table has it). */
 export interface ReferencedTable {
   resource: { table: string };
+  existingIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Set<string>>;
   findById(q: Queryable, orgId: string, id: string): Promise<unknown>;
 }
 
@@ -24,12 +25,8 @@ export class References {
     const wanted = [...new Set(ids.filter(isValidId))];
     if (!wanted.length) return;
     const name = table.resource.table;
-    const { rows } = await this.tx.query<{ id: string }>(
-      `select id from ${name} where org_id = $1 and id = any($2::text[]) and not _deleted`,
-      [this.orgId, wanted],
-    );
     const set = this.known.get(name) ?? new Set<string>();
-    for (const r of rows) set.add(r.id);
+    for (const id of await table.existingIds(this.tx, this.orgId, wanted)) set.add(id);
     this.known.set(name, set);
   }
 

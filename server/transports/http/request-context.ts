@@ -4,7 +4,7 @@ import { authenticate } from '../../operations/auth.js';
 import type { OperationContext } from '../../operations/context.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Database } from '../../storage/db.js';
-import type { FailedAuthentication } from './rate-limits.js';
+import type { AuthGate } from './auth-throttle.js';
 
 /**
  * Authenticates every request of a protected router once and keeps the operation context on the
@@ -12,10 +12,10 @@ import type { FailedAuthentication } from './rate-limits.js';
  */
 const contexts = new WeakMap<Request, OperationContext>();
 
-export function authenticateRequests({ db, blobs, failures }: { db: Database; blobs: BlobStore; failures: FailedAuthentication }): RequestHandler {
+export function authenticateRequests({ db, blobs, gate }: { db: Database; blobs: BlobStore; gate: AuthGate }): RequestHandler {
   return async (req, res, next) => {
     try {
-      const viewer = await failures.guard(req, res, () => authenticate(db, req.get('authorization')));
+      const viewer = await gate.pass(req, res, () => authenticate(db, req.get('authorization')));
       contexts.set(req, { db, blobs, viewer });
       next();
     } catch (error) {

@@ -1,7 +1,7 @@
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
 import { errors, PUSH_CHECKPOINT_HEADER } from '../../../shared/index.js';
-import type { LiveFeed } from '../../operations/sync/live-feed.js';
+import type { LiveFanout } from '../../operations/sync/live-fanout.js';
 import { pull, pullResponseParts } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
 import { SYNC_COLLECTIONS } from '../../operations/sync/collections.js';
@@ -19,7 +19,7 @@ import { contextOf } from '../http/request-context.js';
  *   GET  /sync/stream?collections=a,b  Server-Sent Events: RESYNC first, then change batches
  */
 export interface SyncRouteDeps {
-  feed: LiveFeed;
+  feed: LiveFanout;
   settings: { heartbeatMs: number; bodyLimitBytes: number; maxStreamsPerToken: number };
   logger: Logger;
   metrics?: Pick<Metrics, 'syncPull' | 'syncPush'>;

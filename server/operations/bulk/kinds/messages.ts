@@ -2,7 +2,7 @@ import Mustache from 'mustache';
 import { z } from 'zod';
 import type { Customer } from '../../../../shared/index.js';
 import { customersByIds } from '../../../storage/customers.js';
-import type { NewMessage } from '../../../storage/outbox.js';
+import type { NewMessage } from '../../../storage/outgoing-messages.js';
 import { recipientOf, type MessageChannel } from '../../recipients.js';
 import { defineKind, idsOf, itemRecordId, type IdsPayload, type ItemOutcome, type KindDefinition } from '../kind.js';
 import { CustomerSelection, customerSelection } from './customers.js';

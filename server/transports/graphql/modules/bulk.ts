@@ -1,7 +1,7 @@
 import { cancelBulkOperation, getBulkOperation, listBulkOperations, startBulkOperation, type BulkOperationView } from '../../../operations/bulk/operations.js';
-import { listOutbox } from '../../../operations/bulk/outbox.js';
+import { listOutbox } from '../../../operations/outgoing-messages.js';
 import { REPORT_LINK } from '../../../operations/reports/links.js';
-import type { OutboxMessage } from '../../../storage/outbox.js';
+import type { OutboxMessage } from '../../../storage/outgoing-messages.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 import type { MutationcancelBulkOperationArgs, MutationstartBulkOperationArgs, QuerybulkOperationArgs, QuerybulkOperationsArgs, QueryoutboxMessagesArgs } from '../generated/schema-types.js';
 import { connectionSDL } from './lists.js';

@@ -47,7 +47,7 @@ export interface FeedEntry {
 }
 
 /**
- * Rows a page leaves out (a first sync's full pull, of what a band brought: band-feed.ts,
+ * Rows a page leaves out (a first sync's full pull, of what a band brought: band-pages.ts,
  * `heldBandSql`): SQL true of such a row (`t`, its entry `entry`), or null to leave out none.
  */
 export type LeaveOut = (entry: FeedEntry, param: Param) => string | null;
@@ -79,7 +79,7 @@ export interface FeedPage {
  *
  * The page is assembled as bytes, never as one string: joining 5,000 documents into a 6.6 MB
  * string, then having Node measure and encode it for the socket, cost about 45 ms a page on this
- * machine; measuring each document and writing it into one buffer costs about 6 (issue 14). A join in
+ * machine; measuring each document and writing it into one buffer costs about 6. A join in
  * `string_agg` was slower still and held more memory.
  */
 export async function readFeedPage(

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
-import { describeIssues, recordValidator, type FieldKind, type ResourceDef } from '../../../shared/index.js';
-import type { Doc, Fields } from './merge.js';
+import { describeIssues, recordValidator, type ResourceDef } from '../../../shared/index.js';
+import { deviceValue, type Doc, type Fields } from './doc.js';
 
 /**
  * Pushed documents as the server reads them: RxDB's bookkeeping keys dropped, validated against
@@ -50,22 +50,4 @@ function withoutServerFields(resource: ResourceDef, doc: Fields): Fields {
     out[field] = deviceValue(meta.kind, value);
   }
   return out;
-}
-
-/** A field's value as a device may send it: nested server-owned parts cleared (null). */
-export function deviceValue(kind: FieldKind, value: unknown): unknown {
-  if (value === null || value === undefined) return value;
-  if (kind.type === 'list') return Array.isArray(value) ? value.map((v) => deviceValue(kind.of, v)) : value;
-  if (kind.type !== 'object' || typeof value !== 'object') return value;
-  const out: Fields = { ...value };
-  for (const [name, { meta }] of Object.entries(kind.shape.fields)) {
-    if (meta.owner === 'server') out[name] = null;
-    else if (name in out) out[name] = deviceValue(meta.kind, out[name]);
-  }
-  return out;
-}
-
-/** A record as a replicated document. */
-export function toDocument(record: { id: string }, deleted: boolean): Doc {
-  return { ...record, _deleted: deleted };
 }

@@ -1,6 +1,6 @@
 import PDFDocument from 'pdfkit';
 import { drawLine, drawText, lineHeight, widthOf, wrapText, type TextStyle } from './pdf-text.js';
-import type { QuoteDocument } from './quote-document.js';
+import type { QuoteDocument } from './quote-pdf-content.js';
 
 /**
  * A quote as a PDF (pdfkit): the organization's logo, name and contact; the quote's number, date

@@ -1,9 +1,9 @@
 import { z } from 'zod';
-import { idValidator } from '../../../shared/index.js';
-import { outboxPage, OUTBOX_KEYS, type OutboxMessage } from '../../storage/outbox.js';
-import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
-import { parseInput } from '../input.js';
-import { listTag, pageWindow, toConnection, type Connection, type PageArgs } from '../pagination.js';
+import { idValidator } from '../../shared/index.js';
+import { outboxPage, OUTBOX_KEYS, type OutboxMessage } from '../storage/outgoing-messages.js';
+import { OFFICE_ROLES, requireRole, type OperationContext } from './context.js';
+import { parseInput } from './input.js';
+import { listTag, pageWindow, toConnection, type Connection, type PageArgs } from './pagination.js';
 
 /** The outbox of bulk emails and texts, newest first (ADMIN, OFFICE, API). */
 const Filter = z.strictObject({ channel: z.enum(['EMAIL', 'SMS']).nullish(), operationId: idValidator().nullish() });

@@ -1,5 +1,5 @@
 import { BAND_COLLECTIONS, type BandRule, type CollectionName, type HeldBand, type ResourceDef } from '../../shared/index.js';
-import { jsonArrayBytes, type FeedEntry, type FeedPage, type Param } from './change-feed.js';
+import { jsonArrayBytes, type FeedEntry, type FeedPage, type Param } from './table-feed.js';
 import type { Queryable } from './db.js';
 import { fieldSql, tableOf } from './field-sql.js';
 import { analyzeTable, staleTables } from './statistics.js';

@@ -1,5 +1,5 @@
 import { DEPARTED, type ResourceDef } from '../../shared/index.js';
-import { jsonArrayBytes, leavingOut, paramsFrom, type FeedPage, type LeaveOut } from './change-feed.js';
+import { jsonArrayBytes, leavingOut, paramsFrom, type FeedPage, type LeaveOut } from './table-feed.js';
 import type { Queryable } from './db.js';
 import type { RecordTable } from './records.js';
 

@@ -1,12 +1,11 @@
 import { audienceOf, SCOPED_COLLECTIONS, type LiveEvent } from '../../../shared/index.js';
 import type { Database } from '../../storage/db.js';
-import { feedHead, readFeed } from '../../storage/change-feed.js';
-import { lastPositions, readScopeEntries, scopeLiveHead } from '../../storage/scope-feed.js';
+import { feedHead, readFeed } from '../../storage/table-feed.js';
+import { lastPositions, readScopeEntries, scopeLiveHead } from '../../storage/scope-entries.js';
 import { REVOCATIONS_CHANNEL, revokedAmong } from '../../storage/tokens.js';
 import type { OperationContext } from '../context.js';
 import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
-import { toDocument } from './documents.js';
-import type { Doc } from './merge.js';
+import { toDocument, type Doc } from './doc.js';
 
 /**
  * Live fan-out: one LISTEN per server process on 'pool_changes' (the change-feed trigger notifies
@@ -52,7 +51,7 @@ interface OrgFeed {
   reading: Map<string, boolean>;
 }
 
-export interface LiveFeedSettings {
+export interface LiveFanoutSettings {
   /** Announced in RESYNC, so a client can tell a silent stream from a dead one. */
   heartbeatMs?: number;
 }
@@ -62,7 +61,7 @@ const byTable = new Map(SYNC_COLLECTIONS.map((c) => [c.resource.table, c]));
 const SCOPED = SYNC_COLLECTIONS.filter((c) => (SCOPED_COLLECTIONS as readonly string[]).includes(c.name));
 const BATCH = 1000;
 
-export class LiveFeed {
+export class LiveFanout {
   private readonly orgs = new Map<string, OrgFeed>();
   private readonly resync: string;
   private stopListening: (() => Promise<void>)[] = [];
@@ -71,7 +70,7 @@ export class LiveFeed {
 
   constructor(
     private readonly db: Database,
-    settings: LiveFeedSettings,
+    settings: LiveFanoutSettings,
     private readonly onError: (error: unknown) => void = () => {},
   ) {
     const event: LiveEvent = { type: 'RESYNC', ...(settings.heartbeatMs ? { heartbeatMs: settings.heartbeatMs } : {}) };
