@@ -193,7 +193,7 @@ async function addStock(ctx: OperationContext, technicianIds: string[]): Promise
   const trucks = [];
   // Each technician's truck: their phone holds its stock.
   for (const [i, name] of TECHNICIANS.entries()) trucks.push(await createLocation(ctx, { name: `Truck (${name})`, address: null, technicianId: technicianIds[i] ?? null }));
-  // Liquid chemicals are counted in fl oz (the README's advice), so a suggested dose is booked in
+  // Liquid chemicals are counted in fl oz (shared/chemistry/README.md advises it), so a suggested dose is booked in
   // whole units without rounding a quarter gallon away; 120 gallons of chlorine are 15,360 fl oz.
   const items = [
     { name: 'Liquid chlorine 12.5%', sku: 'CHL-125', category: 'CHEMICAL', unitPrice: 0.06, costPrice: 0.03, quantity: 15_360, reorderPoint: 5_120, unit: 'fl oz', truckLoad: 768 },

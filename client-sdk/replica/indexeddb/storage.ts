@@ -7,8 +7,8 @@ import { deleteDatabase, openDatabase } from './requests.js';
  * The replica's storage in a browser: IndexedDB, one database per collection and schema version.
  * Written for the replica rather than taken from RxDB's Dexie storage, which keeps three index
  * entries of its own for every document and reads every document before writing it: a first sync
- * of a company's office (65,000 documents) spent most of its time in IndexedDB doing that (README,
- * "The replica's storage").
+ * of a company's office (65,000 documents) spent most of its time in IndexedDB doing that (measured in
+ * test/bench/RESULTS.md, "The office at company scale").
  */
 export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string, never>> {
   return {
