@@ -56,7 +56,7 @@ export const WaterTargetsShape = defineShape('WaterTargets', {
 export const ChemicalProductShape = defineShape('ChemicalProduct', {
   chemical: chemical(),
   itemId: f.id().nullable().doc('The inventory item a dose of it is booked from'),
-  strengthPercent: f.float().nullable().doc('Its strength; null: the usual one (shared/chemistry/README.md)'),
+  strengthPercent: f.float().nullable().doc('Its strength; null: the usual one (see the README, Water chemistry)'),
 });
 
 /** At most this much of a chemical per visit; the rest of a suggestion is carried to the next visit. */

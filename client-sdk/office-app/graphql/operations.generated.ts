@@ -81,7 +81,7 @@ export type ChemicalProductInput = {
   chemical: Chemical;
   /** The inventory item a dose of it is booked from */
   itemId?: string | null | undefined;
-  /** Its strength; null: the usual one (shared/chemistry/README.md) */
+  /** Its strength; null: the usual one (see the README, Water chemistry) */
   strengthPercent?: number | null | undefined;
 };
 

@@ -178,7 +178,7 @@ export type ChemicalProduct = {
   chemical: Chemical;
   /** The inventory item a dose of it is booked from */
   itemId?: Maybe<Scalars['ID']['output']>;
-  /** Its strength; null: the usual one (shared/chemistry/README.md) */
+  /** Its strength; null: the usual one (see the README, Water chemistry) */
   strengthPercent?: Maybe<Scalars['Float']['output']>;
 };
 
@@ -186,7 +186,7 @@ export type ChemicalProductInput = {
   chemical: Chemical;
   /** The inventory item a dose of it is booked from */
   itemId?: InputMaybe<Scalars['ID']['input']>;
-  /** Its strength; null: the usual one (shared/chemistry/README.md) */
+  /** Its strength; null: the usual one (see the README, Water chemistry) */
   strengthPercent?: InputMaybe<Scalars['Float']['input']>;
 };
 
