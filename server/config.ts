@@ -73,7 +73,9 @@ export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
 /** Settings that are URLs which may carry a password (shown with the password masked). */
 export const URL_SETTINGS: ReadonlySet<string> = new Set(['DATABASE_URL', 'SMTP_URL', 'SMS_WEBHOOK_URL']);
 
-export const SETTING_NAMES = Object.keys(EnvSchema.shape) as (keyof typeof EnvSchema.shape)[];
+/** Every setting, in the order server/README.md's configuration table lists them. */
+export type SettingName = keyof typeof EnvSchema.shape;
+export const SETTING_NAMES = Object.keys(EnvSchema.shape) as SettingName[];
 
 /** The values each setting takes when the environment leaves it unset. */
 export function settingDefaults(): Record<string, unknown> {

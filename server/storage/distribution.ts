@@ -1,5 +1,5 @@
 /**
- * How the schema lays out on a distributed PostgreSQL such as Citus (see the README, "Beyond one
+ * How the schema lays out on a distributed PostgreSQL such as Citus (server/README.md, "Beyond one
  * database server"). Every table with `org_id` is distributed by it, all colocated: an
  * organization's rows sit together on one node, and a statement scoped by `org_id` is routed
  * there. For that, every unique constraint of such a table includes `org_id`, and every foreign

@@ -25,7 +25,7 @@ export async function findLiveToken(q: Queryable, orgId: string, tokenHash: stri
 
 /**
  * The live token with this hash in any organization: for tokens issued before they carried their
- * organization. Not routable on a distributed store (every shard is asked); see the README.
+ * organization. Not routable on a distributed store (every shard is asked); see server/README.md, Beyond one database server.
  */
 export async function findLiveTokenByHash(q: Queryable, tokenHash: string): Promise<TokenOwner | null> {
   const { rows } = await q.query<TokenOwner>(`${TOKEN_OWNER} where t.token_hash = $1 and t.revoked_at is null`, [tokenHash]);

@@ -8,7 +8,8 @@ import { deleteDatabase, openDatabase } from './requests.js';
  * Written for the replica rather than taken from RxDB's Dexie storage, which keeps three index
  * entries of its own for every document and reads every document before writing it: a first sync
  * of a company's office (65,000 documents) spent most of its time in IndexedDB doing that (README.md
- * beside this file: why, what it relies on in RxDB, and how to upgrade RxDB).
+ * beside this file: why, what it relies on in RxDB, and how to upgrade RxDB; the figures in
+ * test/bench/RESULTS.md, "The office at company scale").
  */
 export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string, never>> {
   return {
