@@ -109,7 +109,7 @@ export const SETTING_HELP: Readonly<Record<SettingName, SettingHelp>> = {
   GRAPHQL_MAX_COST: { meaning: 'Most records a query may ask for (see [Limits](#limits))' },
   AUTH_FAILURES_PER_MINUTE: {
     meaning:
-      'Failed authentications (an unknown or revoked token, a wrong `METRICS_TOKEN` or platform token) one client address may make in a minute; past that, that address gets `429 RATE_LIMITED` with `Retry-After`, before its token is even looked up, until the minute is over (`0`: unlimited). Counted in the store, so by every process; a good token from another address is never affected',
+      'New failed authentications (an unknown token, a wrong `METRICS_TOKEN` or platform token) one client address may make in a minute; past that, that address gets `429 RATE_LIMITED` with `Retry-After` for any credential that cannot be valid, before any lookup, until the minute is over, while a token that may be valid is still checked and served (`0`: unlimited). Counted in the store, so by every process. See [server/transports/http/README.md](transports/http/README.md)',
   },
   TRUST_PROXY: {
     meaning:
