@@ -103,7 +103,7 @@ export interface PoolClient {
   /**
    * Writes the device's storage refused for want of space (the browser's quota for the site is
    * used up), whoever made them: the write failed and nothing of it was kept. Apps must tell the
-   * person (what they entered exists only on screen); see the README's apps sections.
+   * person (what they entered exists only on screen), as both apps do (their READMEs say how).
    */
   storageFull$: Observable<StorageFull>;
   recordVisit(input: VisitInput): Promise<Service>;

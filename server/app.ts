@@ -17,7 +17,9 @@ import { technicianAppRoutes } from './transports/http/technician-app.js';
 import type { AppBundleDirs } from './transports/http/bundles.js';
 import { securityHeaders } from './transports/http/security-headers.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
-import { failedAuthentication, requestBudgets } from './transports/http/rate-limits.js';
+import { authThrottle } from './transports/http/auth-throttle.js';
+import { liveTokens } from './operations/live-tokens.js';
+import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks, type GeneratedPdfRef } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
 import { requestLogger } from './transports/http/request-log.js';
@@ -69,8 +71,9 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger,
   const app = express();
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
-  const failures = failedAuthentication(db, config.http.authFailuresPerMinute);
-  const authenticate = authenticateRequests({ db, blobs, failures });
+  const throttle = authThrottle(db, { failuresPerWindow: config.http.authFailuresPerMinute, windowSeconds: config.http.authFailureWindowSeconds });
+  const tokens = liveTokens(db);
+  const authenticate = authenticateRequests({ db, blobs, gate: throttle.gate('api token', { mayBeValid: (req) => tokens.mayBeLive(req.get('authorization')) }) });
   const auth = inSequence(authenticate, budgets.api);
   const sync = syncRoutes(inSequence(authenticate, budgets.sync), {
     feed,
@@ -86,14 +89,14 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger,
   app.use(securityHeaders({ publicUrl: config.files.publicUrl }));
   useHttpEdge(app, config.http, metrics);
   app.use(healthRoutes(db, lifecycle));
-  app.use(metricsRoute(metrics, config.http.metricsToken, failures));
+  app.use(metricsRoute(metrics, config.http.metricsToken, throttle.gate('metrics token')));
   app.use(frontPageRoutes());
   app.use(officeAppRoutes(bundles.office));
   app.use(technicianAppRoutes(bundles.technician));
   // After the apps' own files (an app too old to sync must still load its update), before the API.
   app.use(protocolVersionGate(config.sync.minProtocolVersion));
   app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
-  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, failures));
+  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, throttle.gate('platform admin token')));
   app.use(downloadRoute(blobs, links));
   app.use(quotePdfRoute(db, blobs, links));
   app.use(reportRoutes(db, blobs));

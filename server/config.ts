@@ -80,7 +80,9 @@ export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
 /** Settings that are URLs which may carry a password (shown with the password masked). */
 export const URL_SETTINGS: ReadonlySet<string> = new Set(['DATABASE_URL', 'SMTP_URL', 'SMS_WEBHOOK_URL']);
 
-export const SETTING_NAMES = Object.keys(EnvSchema.shape) as (keyof typeof EnvSchema.shape)[];
+/** Every setting, in the order server/README.md's configuration table lists them. */
+export type SettingName = keyof typeof EnvSchema.shape;
+export const SETTING_NAMES = Object.keys(EnvSchema.shape) as SettingName[];
 
 /** The values each setting takes when the environment leaves it unset. */
 export function settingDefaults(): Record<string, unknown> {
@@ -214,8 +216,17 @@ export interface HttpConfig {
   maxStreamsPerToken: number;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
-  /** Failed authentications per client address and minute before that address is refused (0: unlimited). */
+  /**
+   * New failed authentications (a token, METRICS_TOKEN or platform token that does not check out)
+   * one client address may make in a minute (0: unlimited). Past that, until the minute ends, that
+   * address's credentials not known valid to the process are refused with 429 and Retry-After
+   * before any lookup; a credential that has checked out before (from any address) is still
+   * served, and a bad one sent again is answered 401 without spending anything. Counted in the
+   * store, so by every process; see server/transports/http/README.md.
+   */
   authFailuresPerMinute: number;
+  /** The window of authFailuresPerMinute: 60 s unless given (tests shorten it); not a setting. */
+  authFailureWindowSeconds?: number;
   /** Whose X-Forwarded-For to believe for the client's address (see TrustProxy). */
   trustProxy: TrustProxy;
 }
