@@ -12,7 +12,9 @@ import { answerWithin } from './transports/http/deadline.js';
 import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './transports/http/errors.js';
 import { frontPageRoutes } from './transports/http/front-page.js';
 import { officeAppRoutes } from './transports/http/office-app.js';
+import { protocolVersionGate } from './transports/http/protocol-version.js';
 import { technicianAppRoutes } from './transports/http/technician-app.js';
+import type { AppBundleDirs } from './transports/http/bundles.js';
 import { securityHeaders } from './transports/http/security-headers.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
 import { authThrottle } from './transports/http/auth-throttle.js';
@@ -40,8 +42,10 @@ export interface AppDeps {
   config: Pick<Config, 'platformAdminToken' | 'bodyLimitBytes'> & {
     http: HttpConfig;
     files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'>;
-    sync: { heartbeatMs: number; bodyLimitBytes: number };
+    sync: { heartbeatMs: number; bodyLimitBytes: number; minProtocolVersion: number };
   };
+  /** Where the apps' built bundles are (default server/dist/...); tests serve other builds. */
+  bundles?: AppBundleDirs;
   /** Live fan-out of changes to sync streams (started by the caller). */
   feed: LiveFanout;
   /** Called when a bulk operation was queued (the worker looks for work at once). */
@@ -63,7 +67,7 @@ export interface Lifecycle {
  *   const { app } = createApp({ db, config, logger })
  *   app.listen(0, '127.0.0.1')
  */
-export function createApp({ db, blobs, links, config, feed, bulkStarted, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
+export function createApp({ db, blobs, links, config, feed, bulkStarted, logger, bundles = {} }: AppDeps): { app: Express; lifecycle: Lifecycle } {
   const app = express();
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
@@ -87,8 +91,10 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   app.use(healthRoutes(db, lifecycle));
   app.use(metricsRoute(metrics, config.http.metricsToken, throttle.gate('metrics token')));
   app.use(frontPageRoutes());
-  app.use(officeAppRoutes());
-  app.use(technicianAppRoutes());
+  app.use(officeAppRoutes(bundles.office));
+  app.use(technicianAppRoutes(bundles.technician));
+  // After the apps' own files (an app too old to sync must still load its update), before the API.
+  app.use(protocolVersionGate(config.sync.minProtocolVersion));
   app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
   app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, throttle.gate('platform admin token')));
   app.use(downloadRoute(blobs, links));

@@ -67,6 +67,10 @@ export const SETTING_HELP: Readonly<Record<SettingName, SettingHelp>> = {
       'Comment line on idle sync streams, so proxies keep them open; announced to clients, which take a stream silent for 2.5 heartbeats for dead (so a device whose stream died without a word finds out within 10 s)',
   },
   SYNC_RECEIPT_DAYS: { meaning: 'How long the server remembers the change ids of applied pushes (a repeat of one changes nothing); pruned hourly' },
+  SYNC_MIN_PROTOCOL_VERSION: {
+    meaning:
+      'The oldest sync protocol version served (at most this server\'s own): an app that speaks an older one, or names none (version 0), is answered 426 `VERSION_NOT_SUPPORTED` before anything is written, keeps its changes and is told to update. Raise it only once the apps have updated; see [the protocol\'s versions](../shared/sync/README.md#versions)',
+  },
   IDEMPOTENCY_KEY_HOURS: {
     meaning: "How long a request's `Idempotency-Key` and its answer are kept (at least 24; see [Retrying writes](#retrying-writes-idempotency-key)); pruned hourly",
   },

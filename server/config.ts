@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { PROTOCOL_FLOOR_RANGE } from '../shared/sync/protocol-version.js';
 import { issueLines } from '../shared/validation.js';
 
 /**
@@ -38,6 +39,12 @@ const EnvSchema = z.object({
   SYNC_OFFICE_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   SYNC_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(4_000),
   SYNC_RECEIPT_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  SYNC_MIN_PROTOCOL_VERSION: z.coerce
+    .number()
+    .int()
+    .min(PROTOCOL_FLOOR_RANGE.min)
+    .max(PROTOCOL_FLOOR_RANGE.max, `must be at most ${PROTOCOL_FLOOR_RANGE.max}, the protocol version this server speaks`)
+    .default(0),
   IDEMPOTENCY_KEY_HOURS: z.coerce.number().min(24, 'must be at least 24 (a retry within a day must find its key)').max(24 * 365).default(24),
   SYNC_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   SMTP_URL: z.string().url().optional(),
@@ -249,6 +256,13 @@ export interface SyncConfig {
   bodyLimitBytes: number;
   /** Days a receipt of an applied change is kept (a repeat of it changes nothing that long). */
   receiptDays: number;
+  /**
+   * The oldest sync protocol version served (SYNC_MIN_PROTOCOL_VERSION, default 0: every client,
+   * those that name no version included). A client below it is answered 426 VERSION_NOT_SUPPORTED
+   * before anything is read or written, and keeps its changes until its app is updated; see
+   * shared/sync/README.md, "Versions".
+   */
+  minProtocolVersion: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -290,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       heartbeatMs: e.SYNC_HEARTBEAT_MS,
       bodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
       receiptDays: e.SYNC_RECEIPT_DAYS,
+      minProtocolVersion: e.SYNC_MIN_PROTOCOL_VERSION,
     },
     http: {
       corsOrigins: e.CORS_ORIGINS,
