@@ -12,7 +12,7 @@ import { collectionByName, COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_CO
 import { Checkpoints } from './replication/checkpoints.js';
 import { Departures, type Departure } from './replication/departures.js';
 import { SyncEngine } from './replication/engine.js';
-import { SyncFailure } from './replication/failure.js';
+import { nextMove, SyncFailure } from './replication/failure.js';
 import { FirstSync } from './replication/first-sync.js';
 import { probe, type SyncEndpoint } from './replication/http.js';
 import { ConnectionWatch } from './replication/liveness.js';
@@ -64,6 +64,12 @@ export interface PoolClientOptions {
   /** Documents per pull (default 1000, at most 5000) and per push (default 200, at most 2000). */
   pullBatchSize?: number;
   pushBatchSize?: number;
+  /**
+   * The sync protocol version this client says it speaks (default: this SDK's, the protocol's
+   * current version). For tests that play an app from before an upgrade: 0 names no version,
+   * as apps from before versions did (shared/sync/README.md, "Versions").
+   */
+  protocolVersion?: number;
 }
 
 export interface PoolClient {
@@ -98,7 +104,7 @@ export interface PoolClient {
   /**
    * Writes the device's storage refused for want of space (the browser's quota for the site is
    * used up), whoever made them: the write failed and nothing of it was kept. Apps must tell the
-   * person (what they entered exists only on screen); see the README's apps sections.
+   * person (what they entered exists only on screen), as both apps do (their READMEs say how).
    */
   storageFull$: Observable<StorageFull>;
   recordVisit(input: VisitInput): Promise<Service>;
@@ -148,6 +154,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     token: options.token,
     fetch: options.fetch,
     requestTimeoutMs: options.requestTimeoutMs,
+    ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
     signal: closing.signal,
     watch,
   };
@@ -227,10 +234,13 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
 
   let stream: LiveStream | null = null;
 
-  /** Every failure of sync is shown; a 401 also stops it, since no retry can succeed. */
+  /**
+   * Every failure of sync is shown; a 401 or a 426 also stops it, since no retry can succeed until
+   * the app signs in again or is updated. Stopping touches no pending change: they wait on the device.
+   */
   function failedWith(error: unknown): void {
     tracker.failed(error);
-    if (error instanceof SyncFailure && error.kind === 'signed-out') void stop(error);
+    if (error instanceof SyncFailure && 'stop' in nextMove(error)) void stop(error);
   }
 
   /** The platform says the network is back (a browser's `online`): requests on the old one are dead; try everything now. */

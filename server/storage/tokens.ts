@@ -29,7 +29,7 @@ export async function findTokenOwner(q: Queryable, orgId: string, tokenHash: str
 
 /**
  * The token with this hash in any organization: for tokens issued before they carried their
- * organization. Not routable on a distributed store (every shard is asked); see the README.
+ * organization. Not routable on a distributed store (every shard is asked); see server/README.md, Beyond one database server.
  */
 export async function findTokenOwnerByHash(q: Queryable, tokenHash: string): Promise<TokenOwner | null> {
   const { rows } = await q.query<TokenOwner>(`${TOKEN_OWNER} where t.token_hash = $1`, [tokenHash]);
@@ -112,4 +112,18 @@ export async function revokedAmong(q: Queryable, tokens: readonly { orgId: strin
   );
   const live = new Set(rows.map((r) => r.id));
   return new Set(tokens.map((t) => t.tokenId).filter((id) => !live.has(id)));
+}
+
+/**
+ * The hashes of unrevoked tokens created at or after `since` (every token without `since`), in
+ * every organization: what a process knows of which tokens exist (operations/live-tokens.ts).
+ */
+export async function liveTokenHashes(q: Queryable, since?: string): Promise<string[]> {
+  const { rows } = await q.query<{ token_hash: string }>(
+    since === undefined
+      ? 'select token_hash from api_tokens where revoked_at is null'
+      : 'select token_hash from api_tokens where created_at >= $1 and revoked_at is null',
+    since === undefined ? [] : [since],
+  );
+  return rows.map((r) => r.token_hash);
 }

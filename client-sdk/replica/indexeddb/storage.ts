@@ -7,8 +7,9 @@ import { deleteDatabase, openDatabase } from './requests.js';
  * The replica's storage in a browser: IndexedDB, one database per collection and schema version.
  * Written for the replica rather than taken from RxDB's Dexie storage, which keeps three index
  * entries of its own for every document and reads every document before writing it: a first sync
- * of a company's office (65,000 documents) spent most of its time in IndexedDB doing that (README,
- * "The replica's storage").
+ * of a company's office (65,000 documents) spent most of its time in IndexedDB doing that (README.md
+ * beside this file: why, what it relies on in RxDB, and how to upgrade RxDB; the figures in
+ * test/bench/RESULTS.md, "The office at company scale").
  */
 export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string, never>> {
   return {
@@ -17,6 +18,9 @@ export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string,
     async createStorageInstance<T>(params: RxStorageInstanceCreationParams<T, Record<string, never>>) {
       ensureRxStorageInstanceParamsAreCorrect(params);
       if (params.schema.attachments) throw new Error(`IndexedDB storage: ${params.collectionName} has attachments, which it does not keep`);
+      // RxDB's multiInstance asks the storage to tell every tab of a write; this one tells the
+      // instances of its own page only (changes.ts). The replica is opened with multiInstance off.
+      if (params.multiInstance) throw new Error(`IndexedDB storage: ${params.databaseName} asks for multiInstance, which it does not do (it tells no other tab of a write); open the database with multiInstance: false`);
       const shape = recordShapeOf(params.schema as never);
       const databaseName = `${prefixOf(params.databaseName)}${params.collectionName}:${params.schema.version}`;
       const db = await openDatabase(databaseName, (created) => {
