@@ -1,4 +1,4 @@
-import { ensureRxStorageInstanceParamsAreCorrect, RXDB_VERSION, type RxStorage, type RxStorageInstanceCreationParams } from 'rxdb';
+import { addRxStorageMultiInstanceSupport, ensureRxStorageInstanceParamsAreCorrect, RXDB_VERSION, type RxStorage, type RxStorageInstanceCreationParams } from 'rxdb';
 import { DOCS, IndexedDbInstance, type IndexedDbInternals } from './instance.js';
 import { recordShapeOf } from './records.js';
 import { deleteDatabase, openDatabase } from './requests.js';
@@ -12,7 +12,7 @@ import { deleteDatabase, openDatabase } from './requests.js';
  */
 export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string, never>> {
   return {
-    name: 'pool-indexeddb',
+    name: STORAGE_NAME,
     rxdbVersion: RXDB_VERSION,
     async createStorageInstance<T>(params: RxStorageInstanceCreationParams<T, Record<string, never>>) {
       ensureRxStorageInstanceParamsAreCorrect(params);
@@ -23,10 +23,17 @@ export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string,
         const store = created.createObjectStore(DOCS, { keyPath: shape.primaryPath });
         for (const [name, fields] of shape.indexes) store.createIndex(name, fields.length === 1 ? fields[0]! : fields);
       });
-      return new IndexedDbInstance<T>(params.databaseName, params.collectionName, params.schema, { db, databaseName, shape });
+      const instance = new IndexedDbInstance<T>(params.databaseName, params.collectionName, params.schema, { db, databaseName, shape });
+      // With RxDB's multiInstance (tabs sharing the replica, replication/README.md), each write's
+      // changes also go to the other tabs' instances over a BroadcastChannel, and theirs come in
+      // here: their queries, counts and caches see every tab's writes. Without it, nothing.
+      addRxStorageMultiInstanceSupport(STORAGE_NAME, params, instance);
+      return instance;
     },
   };
 }
+
+const STORAGE_NAME = 'pool-indexeddb';
 
 // The storage's own version in the name: a later way of keeping records opens new databases.
 const prefixOf = (replica: string) => `pool-replica-v1:${replica}:`;
