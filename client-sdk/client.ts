@@ -149,7 +149,9 @@ export interface PoolClient {
 }
 
 /**
- * The SDK: an RxDB replica that works offline for days and syncs when it can.
+ * The SDK: an RxDB replica that works offline for days and syncs when it can. In a browser, tabs
+ * that open the same replica share it: one syncs for all, each sees every change at once
+ * (`sharedAcrossTabs`; client-sdk/replication/README.md).
  *
  * @example
  *   const client = await createPoolClient({ baseUrl: 'https://api.example.com', token })
