@@ -10,7 +10,7 @@ import { addVisitPhoto, recordVisit, updateVisit, type PhotoBytes, type VisitInp
 import { badInput } from './errors.js';
 import { collectionByName, COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_COLLECTIONS, type ReplicaDatabase } from './replica/database.js';
 import { Departures, type Departure } from './replication/departures.js';
-import { SyncFailure } from './replication/failure.js';
+import { nextMove, SyncFailure } from './replication/failure.js';
 import { firstSyncState$ } from './replication/first-sync.js';
 import { probe, type SyncEndpoint } from './replication/http.js';
 import { ConnectionWatch } from './replication/liveness.js';
@@ -66,6 +66,12 @@ export interface PoolClientOptions {
   /** Documents per pull (default 1000, at most 5000) and per push (default 200, at most 2000). */
   pullBatchSize?: number;
   pushBatchSize?: number;
+  /**
+   * The sync protocol version this client says it speaks (default: this SDK's, the protocol's
+   * current version). For tests that play an app from before an upgrade: 0 names no version,
+   * as apps from before versions did (shared/sync/README.md, "Versions").
+   */
+  protocolVersion?: number;
   /**
    * Tabs (and workers) of one browser profile that open the same replica share it: one of them
    * replicates, every one sees every change at once, and when it closes another takes over
@@ -127,7 +133,7 @@ export interface PoolClient {
    * Writes the device's storage refused for want of space (the browser's quota for the site is
    * used up), whoever made them in this tab (the app, or sync where this tab replicates): the
    * write failed and nothing of it was kept. Apps must tell the person (what they entered exists
-   * only on screen); see the README's apps sections.
+   * only on screen), as both apps do (their READMEs say how).
    */
   storageFull$: Observable<StorageFull>;
   recordVisit(input: VisitInput): Promise<Service>;
@@ -172,6 +178,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     token: options.token,
     fetch: options.fetch,
     requestTimeoutMs: options.requestTimeoutMs,
+    ...(options.protocolVersion === undefined ? {} : { protocolVersion: options.protocolVersion }),
     signal: closing.signal,
     watch,
   };
@@ -249,10 +256,13 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     unsyncedSince$(db.collections[PENDING_CHANGES], db.collections[PHOTO_QUEUE]).subscribe((since) => tracker.update({ unsyncedSince: since })),
   ];
 
-  /** Every failure of sync is shown; a 401 also stops it, since no retry can succeed. */
+  /**
+   * Every failure of sync is shown; a 401 or a 426 also stops it, since no retry can succeed until
+   * the app signs in again or is updated. Stopping touches no pending change: they wait on the device.
+   */
   function failedWith(error: unknown): void {
     tracker.failed(error);
-    if (error instanceof SyncFailure && error.kind === 'signed-out') void control.stop(error);
+    if (error instanceof SyncFailure && 'stop' in nextMove(error)) void control.stop(error);
   }
 
   async function awaitInSync({ timeoutMs }: { timeoutMs?: number } = {}): Promise<void> {

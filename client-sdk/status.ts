@@ -29,9 +29,12 @@ function changedByServer(collection: string, sent: Record<string, unknown> | und
  *   sync retries by itself;
  * - rate-limited: the server asked to wait (429); sync resumes by itself when the time is up;
  * - signed-out: the server does not accept the token (401: revoked or unknown); sync has stopped,
- *   and the app must sign in again.
+ *   and the app must sign in again;
+ * - update-required: the server no longer serves the sync protocol this app speaks (426); sync
+ *   has stopped with every pending change kept on the device, and the app must be updated (an
+ *   updated app opened on the same replica pushes them).
  */
-export type SyncState = 'stopped' | 'connecting' | 'online' | 'offline' | 'rate-limited' | 'signed-out';
+export type SyncState = 'stopped' | 'connecting' | 'online' | 'offline' | 'rate-limited' | 'signed-out' | 'update-required';
 
 /**
  * What the app shows about sync. Network trouble is reported here, never thrown.
@@ -81,12 +84,12 @@ interface Condition {
   started: boolean;
   streamAlive: boolean;
   failedSinceStart: boolean;
-  /** Set by a 401 (until started again) or a 429 (until the next success). */
-  blocked: 'signed-out' | 'rate-limited' | null;
+  /** Set by a 401 or a 426 (until started again) or a 429 (until the next success). */
+  blocked: 'signed-out' | 'update-required' | 'rate-limited' | null;
 }
 
 function stateOf(c: Condition): SyncState {
-  if (!c.started) return c.blocked === 'signed-out' ? 'signed-out' : 'stopped';
+  if (!c.started) return c.blocked === 'signed-out' || c.blocked === 'update-required' ? c.blocked : 'stopped';
   if (c.blocked) return c.blocked;
   if (c.streamAlive) return 'online';
   return c.failedSinceStart ? 'offline' : 'connecting';
@@ -143,7 +146,7 @@ export class StatusTracker {
 
   failed(error: unknown): void {
     const kind = error instanceof SyncFailure ? error.kind : null;
-    const blocked = kind === 'signed-out' || kind === 'rate-limited' ? kind : this.condition.blocked;
+    const blocked = kind === 'signed-out' || kind === 'update-required' || kind === 'rate-limited' ? kind : this.condition.blocked;
     this.set({ failedSinceStart: true, blocked }, { lastError: error instanceof Error ? error.message : String(error), errorKind: kind });
   }
 

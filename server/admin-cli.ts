@@ -84,7 +84,7 @@ async function run(): Promise<void> {
 
 async function runOnFolder(name: string, config: ReturnType<typeof loadConfig>, opts: Record<string, string | boolean | undefined>): Promise<string> {
   if (config.databaseUrl) {
-    throw new Error(`${name} is for the embedded store. With PostgreSQL (DATABASE_URL) use pg_dump / pg_restore; see the README, Backups.`);
+    throw new Error(`${name} is for the embedded store. With PostgreSQL (DATABASE_URL) use pg_dump / pg_restore; see server/README.md, Backups.`);
   }
   try {
     return await folderCommands[name]!(config.dataDir, opts);

@@ -12,10 +12,14 @@ import { answerWithin } from './transports/http/deadline.js';
 import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './transports/http/errors.js';
 import { frontPageRoutes } from './transports/http/front-page.js';
 import { officeAppRoutes } from './transports/http/office-app.js';
+import { protocolVersionGate } from './transports/http/protocol-version.js';
 import { technicianAppRoutes } from './transports/http/technician-app.js';
+import type { AppBundleDirs } from './transports/http/bundles.js';
 import { securityHeaders } from './transports/http/security-headers.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
-import { failedAuthentication, requestBudgets } from './transports/http/rate-limits.js';
+import { authThrottle } from './transports/http/auth-throttle.js';
+import { liveTokens } from './operations/live-tokens.js';
+import { requestBudgets } from './transports/http/rate-limits.js';
 import { baseUrlOf, type FileLinks, type GeneratedPdfRef } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
 import { requestLogger } from './transports/http/request-log.js';
@@ -38,8 +42,10 @@ export interface AppDeps {
   config: Pick<Config, 'platformAdminToken' | 'bodyLimitBytes'> & {
     http: HttpConfig;
     files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'>;
-    sync: { heartbeatMs: number; bodyLimitBytes: number };
+    sync: { heartbeatMs: number; bodyLimitBytes: number; minProtocolVersion: number };
   };
+  /** Where the apps' built bundles are (default server/dist/...); tests serve other builds. */
+  bundles?: AppBundleDirs;
   /** Live fan-out of changes to sync streams (started by the caller). */
   feed: LiveFanout;
   /** Called when a bulk operation was queued (the worker looks for work at once). */
@@ -61,12 +67,13 @@ export interface Lifecycle {
  *   const { app } = createApp({ db, config, logger })
  *   app.listen(0, '127.0.0.1')
  */
-export function createApp({ db, blobs, links, config, feed, bulkStarted, logger }: AppDeps): { app: Express; lifecycle: Lifecycle } {
+export function createApp({ db, blobs, links, config, feed, bulkStarted, logger, bundles = {} }: AppDeps): { app: Express; lifecycle: Lifecycle } {
   const app = express();
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
-  const failures = failedAuthentication(db, config.http.authFailuresPerMinute);
-  const authenticate = authenticateRequests({ db, blobs, failures });
+  const throttle = authThrottle(db, { failuresPerWindow: config.http.authFailuresPerMinute, windowSeconds: config.http.authFailureWindowSeconds });
+  const tokens = liveTokens(db);
+  const authenticate = authenticateRequests({ db, blobs, gate: throttle.gate('api token', { mayBeValid: (req) => tokens.mayBeLive(req.get('authorization')) }) });
   const auth = inSequence(authenticate, budgets.api);
   const sync = syncRoutes(inSequence(authenticate, budgets.sync), {
     feed,
@@ -82,12 +89,14 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger 
   app.use(securityHeaders({ publicUrl: config.files.publicUrl }));
   useHttpEdge(app, config.http, metrics);
   app.use(healthRoutes(db, lifecycle));
-  app.use(metricsRoute(metrics, config.http.metricsToken, failures));
+  app.use(metricsRoute(metrics, config.http.metricsToken, throttle.gate('metrics token')));
   app.use(frontPageRoutes());
-  app.use(officeAppRoutes());
-  app.use(technicianAppRoutes());
+  app.use(officeAppRoutes(bundles.office));
+  app.use(technicianAppRoutes(bundles.technician));
+  // After the apps' own files (an app too old to sync must still load its update), before the API.
+  app.use(protocolVersionGate(config.sync.minProtocolVersion));
   app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
-  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, failures));
+  app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, throttle.gate('platform admin token')));
   app.use(downloadRoute(blobs, links));
   app.use(quotePdfRoute(db, blobs, links));
   app.use(reportRoutes(db, blobs));

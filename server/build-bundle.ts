@@ -14,9 +14,11 @@ import { build } from 'esbuild';
  *
  *   node --import tsx server/build-bundle.ts <entry> <outdir> <name>
  *
- * Returns the names of the files built.
+ * Returns the names of the files built. `define` sets build-time constants (esbuild's), beside
+ * production mode: tests build an app that speaks an older sync protocol this way
+ * (client-sdk/replication/protocol.ts).
  */
-export async function buildBundle(entry: string, outdir: string, name: string): Promise<string[]> {
+export async function buildBundle(entry: string, outdir: string, name: string, define: Record<string, string> = {}): Promise<string[]> {
   const staging = `${outdir}.staging-${process.pid}`;
   await rm(staging, { recursive: true, force: true });
   const result = await build({
@@ -27,7 +29,7 @@ export async function buildBundle(entry: string, outdir: string, name: string): 
     target: 'es2022',
     platform: 'browser',
     jsx: 'automatic',
-    define: { 'process.env.NODE_ENV': '"production"' },
+    define: { 'process.env.NODE_ENV': '"production"', ...define },
     entryNames: '[name]-[hash]',
     outdir: staging,
     logLevel: 'warning',

@@ -28,7 +28,7 @@ export function reportSettings(env: NodeJS.ProcessEnv = process.env): SettingRep
 export function formatSettings(rows: SettingReport[]): string {
   const width = Math.max(...rows.map((r) => r.name.length));
   const lines = rows.map((r) => `${r.name.padEnd(width)}  ${r.source === 'unset' ? '(unset)' : r.value}  [${r.source}]`);
-  return ['Settings (environment variables; see the README, Configuration):', '', ...lines].join('\n');
+  return ['Settings (environment variables; server/README.md, Configuration, says what each does):', '', ...lines].join('\n');
 }
 
 function shown(name: string, value: string): string {

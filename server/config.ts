@@ -1,6 +1,7 @@
 import { isIP } from 'node:net';
 import path from 'node:path';
 import { z } from 'zod';
+import { PROTOCOL_FLOOR_RANGE } from '../shared/sync/protocol-version.js';
 import { issueLines } from '../shared/validation.js';
 
 /**
@@ -38,6 +39,12 @@ const EnvSchema = z.object({
   SYNC_OFFICE_WINDOW_DAYS: z.coerce.number().int().min(1).max(3650).default(14),
   SYNC_HEARTBEAT_MS: z.coerce.number().int().min(1000).max(300_000).default(4_000),
   SYNC_RECEIPT_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  SYNC_MIN_PROTOCOL_VERSION: z.coerce
+    .number()
+    .int()
+    .min(PROTOCOL_FLOOR_RANGE.min)
+    .max(PROTOCOL_FLOOR_RANGE.max, `must be at most ${PROTOCOL_FLOOR_RANGE.max}, the protocol version this server speaks`)
+    .default(0),
   IDEMPOTENCY_KEY_HOURS: z.coerce.number().min(24, 'must be at least 24 (a retry within a day must find its key)').max(24 * 365).default(24),
   SYNC_BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(16 * 1024 * 1024),
   SMTP_URL: z.string().url().optional(),
@@ -73,7 +80,9 @@ export const SECRET_SETTINGS: ReadonlySet<string> = new Set([
 /** Settings that are URLs which may carry a password (shown with the password masked). */
 export const URL_SETTINGS: ReadonlySet<string> = new Set(['DATABASE_URL', 'SMTP_URL', 'SMS_WEBHOOK_URL']);
 
-export const SETTING_NAMES = Object.keys(EnvSchema.shape) as (keyof typeof EnvSchema.shape)[];
+/** Every setting, in the order server/README.md's configuration table lists them. */
+export type SettingName = keyof typeof EnvSchema.shape;
+export const SETTING_NAMES = Object.keys(EnvSchema.shape) as SettingName[];
 
 /** The values each setting takes when the environment leaves it unset. */
 export function settingDefaults(): Record<string, unknown> {
@@ -207,8 +216,17 @@ export interface HttpConfig {
   maxStreamsPerToken: number;
   graphqlMaxDepth: number;
   graphqlMaxCost: number;
-  /** Failed authentications per client address and minute before that address is refused (0: unlimited). */
+  /**
+   * New failed authentications (a token, METRICS_TOKEN or platform token that does not check out)
+   * one client address may make in a minute (0: unlimited). Past that, until the minute ends, that
+   * address's credentials not known valid to the process are refused with 429 and Retry-After
+   * before any lookup; a credential that has checked out before (from any address) is still
+   * served, and a bad one sent again is answered 401 without spending anything. Counted in the
+   * store, so by every process; see server/transports/http/README.md.
+   */
   authFailuresPerMinute: number;
+  /** The window of authFailuresPerMinute: 60 s unless given (tests shorten it); not a setting. */
+  authFailureWindowSeconds?: number;
   /** Whose X-Forwarded-For to believe for the client's address (see TrustProxy). */
   trustProxy: TrustProxy;
 }
@@ -238,6 +256,13 @@ export interface SyncConfig {
   bodyLimitBytes: number;
   /** Days a receipt of an applied change is kept (a repeat of it changes nothing that long). */
   receiptDays: number;
+  /**
+   * The oldest sync protocol version served (SYNC_MIN_PROTOCOL_VERSION, default 0: every client,
+   * those that name no version included). A client below it is answered 426 VERSION_NOT_SUPPORTED
+   * before anything is read or written, and keeps its changes until its app is updated; see
+   * shared/sync/README.md, "Versions".
+   */
+  minProtocolVersion: number;
 }
 
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
@@ -279,6 +304,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       heartbeatMs: e.SYNC_HEARTBEAT_MS,
       bodyLimitBytes: e.SYNC_BODY_LIMIT_BYTES,
       receiptDays: e.SYNC_RECEIPT_DAYS,
+      minProtocolVersion: e.SYNC_MIN_PROTOCOL_VERSION,
     },
     http: {
       corsOrigins: e.CORS_ORIGINS,

@@ -12,9 +12,11 @@ import { createService } from './operations/services.js';
 /**
  * Sample data for the demo organization, so the office app's board, customers, inventory and
  * quotes are not empty on a first start: three technicians, 36 customers with pools, six weeks of
- * visit history with readings, this week's schedule, stock on trucks, and quotes. Everything goes
- * through the same operations as the API (validated, change-fed), so devices sync it as any data.
- * The values are made by a fixed-seed generator: every first start looks the same.
+ * visit history with readings, this week's schedule (weekdays, and a weekend route as pool
+ * companies run one, so the board is not empty whatever day the server first starts), stock on
+ * trucks, and quotes. Everything goes through the same operations as the API (validated,
+ * change-fed), so devices sync it as any data. The values are made by a fixed-seed generator:
+ * every first start looks the same.
  */
 const TECHNICIANS = ['Maria Lopez', 'Dev Patel', 'Sam Carter'];
 const FIRST = ['Ana', 'Ben', 'Carla', 'Derek', 'Elena', 'Frank', 'Grace', 'Hugo', 'Iris', 'Jon', 'Kira', 'Luis'];
@@ -23,6 +25,11 @@ const STREETS = ['Palm Dr', 'Mesa Ave', 'Saguaro Ln', 'Camelback Rd', 'Ocotillo 
 const CITIES = [['Phoenix', '85016'], ['Scottsdale', '85251'], ['Tempe', '85281'], ['Mesa', '85201']] as const;
 const TAGS = ['weekly', 'vip', 'gate-code', 'dog', 'commercial'];
 const SLOTS = [8, 10, 12.5, 14.5]; // visit start hours (UTC) on each working day
+/** The weekend's routes: Saturday one technician's full day, Sunday another's morning. */
+const WEEKEND = [
+  { day: 5, technician: 0, slots: SLOTS },
+  { day: 6, technician: 1, slots: SLOTS.slice(0, 2) },
+];
 
 export interface DemoData {
   technicians: number;
@@ -30,16 +37,22 @@ export interface DemoData {
   visits: number;
 }
 
-export async function addDemoData(ctx: OperationContext): Promise<DemoData> {
+export interface DemoOptions {
+  /** The moment the data is made for (its week, what is done already); the clock by default. */
+  now?: number;
+}
+
+export async function addDemoData(ctx: OperationContext, options: DemoOptions = {}): Promise<DemoData> {
+  const now = options.now ?? Date.now();
   const random = seededRandom(20261123);
   const technicianIds = await addTechnicians(ctx);
   const types = await addServiceTypes(ctx);
   const tax = await createTax(ctx, { name: 'Arizona sales tax', rate: 8.6 });
   await updateOrganizationSettings(ctx, { defaultTaxId: tax.id, emailFromName: 'Demo Pool Service' });
   const customerIds = await addCustomers(ctx, random, technicianIds, types.weekly);
-  const visits = await addVisits(ctx, random, customerIds, technicianIds, types);
+  const visits = await addVisits(ctx, random, now, { customerIds, technicianIds, types });
   await addStock(ctx, technicianIds);
-  await addQuotes(ctx, customerIds);
+  await addQuotes(ctx, customerIds, now);
   return { technicians: technicianIds.length, customers: customerIds.length, visits };
 }
 
@@ -94,15 +107,15 @@ async function addCustomers(ctx: OperationContext, random: () => number, technic
   return ids;
 }
 
+interface VisitPlan {
+  customerIds: string[];
+  technicianIds: string[];
+  types: { weekly: string; filter: string; repair: string };
+}
+
 /** Six weeks of history per customer (for the chemistry trends) and this week's schedule. */
-async function addVisits(
-  ctx: OperationContext,
-  random: () => number,
-  customerIds: string[],
-  technicianIds: string[],
-  types: { weekly: string; filter: string; repair: string },
-): Promise<number> {
-  const now = Date.now();
+async function addVisits(ctx: OperationContext, random: () => number, now: number, plan: VisitPlan): Promise<number> {
+  const { customerIds, technicianIds, types } = plan;
   const monday = startOfWeek(new Date(now));
   let count = 0;
   for (const [index, customerId] of customerIds.entries()) {
@@ -118,20 +131,32 @@ async function addVisits(
     for (const [t, technicianId] of technicianIds.entries()) {
       for (const [slot, hour] of SLOTS.entries()) {
         const customerId = customerIds[(day * 7 + t * 4 + slot) % customerIds.length]!;
-        const start = new Date(monday.getTime() + day * DAY + hours(hour));
         const typeId = slot === 3 && day % 2 ? types.filter : types.weekly;
-        const visit =
-          start.getTime() + hours(1) < now
-            ? doneVisit(random, { customerId, technicianId, typeId, start })
-            : { customerId, newTechnicianId: technicianId, typeId, startTime: start.toISOString(), endTime: null, billingStatus: 'NOT_BILLED' };
-        // The visit under way right now, if the clock is inside a slot.
-        if (start.getTime() <= now && now < start.getTime() + hours(1)) Object.assign(visit, { endTime: null, notes: 'On site' });
-        await createService(ctx, visit);
+        await createService(ctx, scheduledVisit(random, now, { customerId, technicianId, typeId, start: new Date(monday.getTime() + day * DAY + hours(hour)) }));
         count++;
       }
     }
   }
+  // The weekend: one technician's route on Saturday, fewer stops on Sunday, at their own customers.
+  for (const { day, technician, slots } of WEEKEND) {
+    const technicianId = technicianIds[technician]!;
+    const theirs = customerIds.filter((_, index) => index % technicianIds.length === technician);
+    for (const [slot, hour] of slots.entries()) {
+      const customerId = theirs[(day + slot * 3) % theirs.length]!;
+      await createService(ctx, scheduledVisit(random, now, { customerId, technicianId, typeId: types.weekly, start: new Date(monday.getTime() + day * DAY + hours(hour)) }));
+      count++;
+    }
+  }
   return count;
+}
+
+/** A visit of this week: done when its hour is over, under way when the clock is inside it, else to do. */
+function scheduledVisit(random: () => number, now: number, at: { customerId: string; technicianId: string; typeId: string; start: Date }): Partial<Service> {
+  const start = at.start.getTime();
+  if (start + hours(1) < now) return doneVisit(random, at);
+  const visit: Partial<Service> = { customerId: at.customerId, newTechnicianId: at.technicianId, typeId: at.typeId, startTime: at.start.toISOString(), endTime: null, billingStatus: 'NOT_BILLED' };
+  if (start <= now) visit.notes = 'On site';
+  return visit;
 }
 
 function doneVisit(random: () => number, at: { customerId: string; technicianId: string; typeId: string; start: Date }): Partial<Service> {
@@ -168,7 +193,7 @@ async function addStock(ctx: OperationContext, technicianIds: string[]): Promise
   const trucks = [];
   // Each technician's truck: their phone holds its stock.
   for (const [i, name] of TECHNICIANS.entries()) trucks.push(await createLocation(ctx, { name: `Truck (${name})`, address: null, technicianId: technicianIds[i] ?? null }));
-  // Liquid chemicals are counted in fl oz (the README's advice), so a suggested dose is booked in
+  // Liquid chemicals are counted in fl oz (shared/chemistry/README.md advises it), so a suggested dose is booked in
   // whole units without rounding a quarter gallon away; 120 gallons of chlorine are 15,360 fl oz.
   const items = [
     { name: 'Liquid chlorine 12.5%', sku: 'CHL-125', category: 'CHEMICAL', unitPrice: 0.06, costPrice: 0.03, quantity: 15_360, reorderPoint: 5_120, unit: 'fl oz', truckLoad: 768 },
@@ -189,7 +214,7 @@ async function addStock(ctx: OperationContext, technicianIds: string[]): Promise
   }
 }
 
-async function addQuotes(ctx: OperationContext, customerIds: string[]): Promise<void> {
+async function addQuotes(ctx: OperationContext, customerIds: string[], now: number): Promise<void> {
   const lines = [
     { description: 'Variable-speed pump, 1.5 HP', quantity: 1, unitPrice: 1290 },
     { description: 'Installation labour (hours)', quantity: 3, unitPrice: 95 },
@@ -199,7 +224,7 @@ async function addQuotes(ctx: OperationContext, customerIds: string[]): Promise<
     customerId: customerIds[1],
     title: 'Green-to-clean recovery',
     lineItems: [{ description: 'Algae treatment and three follow-up visits', quantity: 1, unitPrice: 450 }],
-    validUntil: new Date(Date.now() + 14 * DAY).toISOString(),
+    validUntil: new Date(now + 14 * DAY).toISOString(),
   });
   await updateQuote(ctx, sent.id, { status: 'SENT' });
 }

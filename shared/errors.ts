@@ -14,6 +14,7 @@ export const ERROR_KINDS = [
   'UNSUPPORTED_MEDIA_TYPE',
   'RATE_LIMITED',
   'TIMEOUT',
+  'VERSION_NOT_SUPPORTED',
   'INTERNAL',
 ] as const;
 export type ErrorKind = (typeof ERROR_KINDS)[number];
@@ -42,6 +43,9 @@ export const errors = {
   payloadTooLarge: (message: string) => new AppError('PAYLOAD_TOO_LARGE', message),
   unsupportedMediaType: (message: string) => new AppError('UNSUPPORTED_MEDIA_TYPE', message),
   rateLimited: (message: string, retryAfterSeconds: number) => new AppError('RATE_LIMITED', message, { retryAfterSeconds }),
+  /** The client speaks a sync protocol version this server does not serve (shared/sync/protocol-version.ts). */
+  versionNotSupported: (message: string, versions: { clientVersion: number; minVersion: number; currentVersion: number }) =>
+    new AppError('VERSION_NOT_SUPPORTED', message, versions),
 };
 
 export function isAppError(error: unknown): error is AppError {

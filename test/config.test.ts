@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { loadConfig } from '../server/config.js';
 import { formatSettings, reportSettings } from '../server/config-report.js';
+import { SYNC_PROTOCOL_VERSION } from '../shared/index.js';
 
 /** The environment is read in one place; a bad value stops the start with the variable's name. */
 describe('configuration', () => {
@@ -17,6 +18,14 @@ describe('configuration', () => {
     expect(loadConfig({ SYNC_RECEIPT_DAYS: '90' }).sync.receiptDays).toBe(90);
     for (const bad of ['0', 'forever', '2.5', '-1']) {
       expect(() => loadConfig({ SYNC_RECEIPT_DAYS: bad }), bad).toThrow(/SYNC_RECEIPT_DAYS/);
+    }
+  });
+
+  it('SYNC_MIN_PROTOCOL_VERSION defaults to 0 (every client served) and refuses a floor above the protocol this server speaks', () => {
+    expect(loadConfig({}).sync.minProtocolVersion).toBe(0);
+    expect(loadConfig({ SYNC_MIN_PROTOCOL_VERSION: String(SYNC_PROTOCOL_VERSION) }).sync.minProtocolVersion).toBe(SYNC_PROTOCOL_VERSION);
+    for (const bad of [String(SYNC_PROTOCOL_VERSION + 1), '-1', '0.5', 'latest']) {
+      expect(() => loadConfig({ SYNC_MIN_PROTOCOL_VERSION: bad }), bad).toThrow(/SYNC_MIN_PROTOCOL_VERSION/);
     }
   });
 

@@ -37,15 +37,36 @@ describe('the first screen', () => {
     expect(html).toContain('Pool service API');
     expect(html).toContain(version);
     expect(html).toContain('href="/graphql"');
-    expect(html).toContain('href="/docs"');
+    expect(html).toContain('href="/docs/"');
     const json = await fetch(`${server.url}/`);
     expect(await json.json()).toMatchObject({ name: 'Pool service API', version, graphql: '/graphql', docs: '/docs' });
   });
 
-  it('GET /docs renders the README', async () => {
+  it('GET /docs renders the README, at /docs/ so its relative links work, headings named as its links name them', async () => {
+    const moved = await fetch(`${server.url}/docs`, { redirect: 'manual' });
+    expect(moved.status).toBe(301);
+    expect(moved.headers.get('location')).toBe('/docs/');
     const html = await (await fetch(`${server.url}/docs`)).text();
-    expect(html).toMatch(/<h2[^>]*>Configuration<\/h2>/);
+    expect(html).toMatch(/<h2 id="configuration">Configuration<\/h2>/);
     expect(html).toContain('<table>');
+    expect(html).toContain('href="server/README.md#configuration"');
+    expect(html).toContain('id="a-changes-path"');
+  });
+
+  it('the documents the README links to are served under their own paths, and nothing else of the project', async () => {
+    const serverDocs = await fetch(`${server.url}/docs/server/README.md`);
+    expect(serverDocs.status).toBe(200);
+    const html = await serverDocs.text();
+    expect(html).toContain('id="retrying-writes-idempotency-key"');
+    expect(html).toContain('href="#limits"');
+    // A document two links away, and a picture one of them shows.
+    expect((await fetch(`${server.url}/docs/server/operations/sync/README.md`)).status).toBe(200);
+    const picture = await fetch(`${server.url}/docs/client-sdk/office-app/screenshot.png`);
+    expect(picture.status).toBe(200);
+    expect(picture.headers.get('content-type')).toBe('image/png');
+    for (const other of ['package.json', 'server/config.ts', 'server/../package.json', '..%2Fpackage.json', 'node_modules/marked/README.md', 'data/server.lock']) {
+      expect((await fetch(`${server.url}/docs/${other}`)).status, other).toBe(404);
+    }
   });
 
   it('GraphQL clients are unaffected: a GET query is still answered as GraphQL', async () => {

@@ -109,6 +109,12 @@ describe('failures are classified once, and each kind has one next move', () => 
     expect(answer(500).kind).toBe('server');
     expect(answer(503, { error: { code: 'TIMEOUT', message: 'late' } }).kind).toBe('server');
     expect(answer(302).kind).toBe('protocol');
+    // The server no longer serves this app's protocol: stop, with the versions it said.
+    expect(answer(426, { error: { code: 'VERSION_NOT_SUPPORTED', message: 'update', clientVersion: 0, minVersion: 1, currentVersion: 1 } })).toMatchObject({
+      kind: 'update-required',
+      details: { status: 426, code: 'VERSION_NOT_SUPPORTED', versions: { clientVersion: 0, minVersion: 1, currentVersion: 1 } },
+    });
+    expect(answer(426, '<html>Upgrade Required</html>')).toMatchObject({ kind: 'update-required', details: { status: 426 } });
     expect(failureOfAnswer('pull', 502, new Headers(), '<html>Bad gateway</html>').message).toBe('pull: HTTP 502');
     expect(failureOfThrown('pull', new TypeError('fetch failed', { cause: new Error('ECONNREFUSED') }))).toMatchObject({ kind: 'network', message: 'pull: fetch failed (ECONNREFUSED)' });
   });
@@ -130,6 +136,7 @@ describe('failures are classified once, and each kind has one next move', () => 
       server: { retry: 'backoff' },
       'rate-limited': { wait: 2000 },
       'signed-out': { stop: 'signed-out' },
+      'update-required': { stop: 'update-required' },
       refused: { retry: 'backoff' },
       protocol: { retry: 'backoff' },
     });

@@ -4,7 +4,7 @@ import { LiveStream } from '../client-sdk/replication/stream.js';
 
 /**
  * Node 20's fetch can leave a body read pending forever after its request was aborted under load
- * (nodejs/undici#4232, #4089). The SDK must not wait on it: a deadline fails the call, and
+ * (nodejs/undici#4232 and nodejs/undici#4089). The SDK must not wait on it: a deadline fails the call, and
  * closing ends the live stream at once. Here the fetch is one whose body never arrives and
  * ignores the abort, which is that bug made deterministic.
  */

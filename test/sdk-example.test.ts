@@ -3,8 +3,8 @@ import { runTs } from './support/child.js';
 import { useTestServer } from './support/fixture.js';
 import { type TestServer } from './support/server.js';
 
-/** The README's technician example runs as written against a real server. */
-describe('README technician example', () => {
+/** client-sdk/README.md's technician example runs as written against a real server. */
+describe("the SDK README's technician example", () => {
   let server: TestServer;
   let token: string;
   useTestServer('pglite', { organization: 'Example Pools' }, async (t) => {

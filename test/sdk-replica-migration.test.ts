@@ -10,18 +10,22 @@ import { PENDING_CHANGES, pendingChangesMigrations, pendingChangesSchema } from 
 import { REPLICA_SCHEMA_HISTORY, customerResource, rxSchemaOf, schemaHash, serviceResource, type ReplicatedResource } from '../shared/index.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { useTestServer } from './support/fixture.js';
-import type { TestServer } from './support/server.js';
-import { serverDocument } from './support/sync.js';
+import { startTestServer, type TestServer } from './support/server.js';
+import { pushChanges, serverDocument } from './support/sync.js';
 
 /**
  * A phone updated to a new app keeps the replica it holds: its documents and, above all, the
  * changes it made offline and has not synced yet. Here the replica was written by an SDK from
- * before technicians' scopes, whose visits and customers had no `createdById`: the
- * current SDK opens it, migrates it, and syncs the visit waiting in its outbox, once: on RxDB's
+ * before technicians' scopes, whose visits and customers had no `createdById`, and before sync
+ * protocol versions: the server, upgraded meanwhile to serve only version 1 and up, refuses the
+ * old app's push (it names no version) with nothing written; the current SDK, the app updated,
+ * opens the replica, migrates it, and syncs the visit waiting in its outbox, once: on RxDB's
  * memory storage and on the SDK's IndexedDB storage (fake-indexeddb here), which a browser uses.
  */
 describe('a replica stored under an earlier schema', () => {
   let server: TestServer;
+  /** The same store served by the upgraded server, whose floor is version 1. */
+  let upgraded: TestServer;
   let tech: string;
   let office: string;
   const open: PoolClient[] = [];
@@ -29,9 +33,11 @@ describe('a replica stored under an earlier schema', () => {
     ({ server } = t);
     office = t.token;
     tech = (await tokenFor(server, office, 'TECHNICIAN')).token;
+    upgraded = await startTestServer(server.db, { minProtocolVersion: 1 });
   });
   afterAll(async () => {
     while (open.length) await open.pop()!.close();
+    await upgraded?.close();
   });
 
   /**
@@ -66,11 +72,18 @@ describe('a replica stored under an earlier schema', () => {
       services: { schema: schemaWithout(serviceResource as ReplicatedResource, ['createdById', 'chemistryVersion']) as never },
       [PENDING_CHANGES]: { schema: pendingChangesSchema as never, migrationStrategies: pendingChangesMigrations as never },
     });
-    await old.collections.services!.insert({ id: visitId, customerId, notes: 'Recorded before the update', photos: [], createdAt: now, updatedAt: now });
-    await old.collections[PENDING_CHANGES]!.insert({ key: pendingKey('services', visitId), collectionName: 'services', docId: visitId, base: null, changeId: `change-before-update-${name}`, sent: [], updatedAt: now, refused: null });
+    const recorded = { id: visitId, customerId, notes: 'Recorded before the update', photos: [], createdAt: now, updatedAt: now };
+    const changeId = `change-before-update-${name}`;
+    await old.collections.services!.insert(recorded);
+    await old.collections[PENDING_CHANGES]!.insert({ key: pendingKey('services', visitId), collectionName: 'services', docId: visitId, base: null, changeId, sent: [{ changeId, state: recorded }], updatedAt: now, refused: null });
     await old.close();
+    // The old app's push, as it sends it (no protocol version), to the upgraded server.
+    const refused = await pushChanges(upgraded, tech, 'services', [{ assumedMasterState: null, newDocumentState: recorded, changeId }]);
+    expect(refused.status).toBe(426);
+    expect(refused.body.error).toMatchObject({ code: 'VERSION_NOT_SUPPORTED', clientVersion: 0, minVersion: 1 });
+    expect(await serverDocument(server, office, 'services', visitId), 'nothing of the refused push on the server').toBeUndefined();
 
-    const client = await createPoolClient({ baseUrl: server.url, token: tech, storage, name, collections: ['customers', 'services'], retryMs: 50 });
+    const client = await createPoolClient({ baseUrl: upgraded.url, token: tech, storage, name, collections: ['customers', 'services'], retryMs: 50 });
     open.push(client);
     const visit = await client.db.collections.services!.findOne(visitId).exec();
     expect(visit?.notes).toBe('Recorded before the update');

@@ -5,7 +5,7 @@ import { simulate } from './sim/simulate.js';
 /**
  * A short run of the convergence simulation (test/sim/): three technicians and an office on their
  * own devices behind fault proxies, random actions, then the network heals and every invariant is
- * checked. A few seeds here; `npm run simulate -- --seeds 200` is the long run (see README).
+ * checked. A few seeds here; `npm run simulate -- --seeds 200` is the long run (test/README.md).
  * SIM_SEED=<n> replays one seed. The seeds differ per engine and per day-of-code only through
  * timing: the decisions are the seed's.
  */

@@ -313,7 +313,7 @@ describe.each(engines)('visit reports on %s', { timeout: 120_000 }, (engine) => 
   });
 });
 
-/** The email's HTML as a mail client shows it (its images fetched from the server), for the README. */
+/** The email's HTML as a mail client shows it (its images fetched from the server), for server/README.md. */
 async function screenshot(html: string, file: string): Promise<void> {
   fs.mkdirSync(SHOTS, { recursive: true });
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'] });

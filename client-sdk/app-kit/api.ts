@@ -1,5 +1,6 @@
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 import { Call, expectedWithin } from '../replication/call.js';
+import { protocolHeaders } from '../replication/protocol.js';
 
 /**
  * The office app's calls to the server beyond sync: GraphQL operations (where the server's rules
@@ -36,7 +37,8 @@ interface ErrorBody {
 const TIMEOUT_MS = 30_000;
 
 export function createApi(baseUrl: string, token: string): Api {
-  const headers = { authorization: `Bearer ${token}` };
+  // The sync protocol version too: a server that no longer syncs with this app says so here as well.
+  const headers = { authorization: `Bearer ${token}`, ...protocolHeaders() };
   async function send<T>(path: string, init: RequestInit, bodyBytes = 0): Promise<T> {
     // Its own AbortController and timer (call.ts): a deadline no garbage collection can take away.
     const call = new Call({}, path, TIMEOUT_MS);

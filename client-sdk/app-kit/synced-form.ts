@@ -1,4 +1,5 @@
 import { useEffect, useMemo, useReducer } from 'react';
+import { useEditInProgress } from './edits-in-progress.js';
 
 type Fields = Record<string, string>;
 
@@ -48,6 +49,8 @@ export function useSyncedForm<D, F extends Fields>(doc: D, formOf: (doc: D) => F
   const synced = useMemo(() => formOf(doc), [doc, formOf]);
   const [state, dispatch] = useReducer(formReducer<F>, synced, (form) => ({ form, base: form, dirty: false }));
   useEffect(() => dispatch({ kind: 'synced', form: synced }), [synced]);
+  // What is typed and not stored holds off an app update's reload (app-kit/safe-moment.ts).
+  useEditInProgress(state.dirty);
   return {
     ...state,
     set: (field) => (e) => dispatch({ kind: 'typed', field, value: e.target.value }),

@@ -1,7 +1,10 @@
 import { useEffect, useState } from 'react';
 import { SyncBar } from './components/sync-bar.js';
 import { DeviceStorageNotices } from '../app-kit/components/device-storage-notices.js';
-import { SessionContext } from '../app-kit/hooks.js';
+import { SessionContext, useObservable, useSession } from '../app-kit/hooks.js';
+import { useAppUpdate } from '../app-kit/app-update.js';
+import { UpdateNotice } from '../app-kit/components/update-notice.js';
+import { appUpdates } from './app-update.js';
 import { href, useRoute, type Route } from '../app-kit/route.js';
 import { BoardScreen } from './screens/board.js';
 import { BulkScreen } from './screens/bulk.js';
@@ -64,6 +67,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
   return (
     <div className="shell">
       <SyncBar onSignOut={onSignOut} />
+      <AppVersionNotice />
       <DeviceStorageNotices app="office" />
       <nav aria-label="Sections">
         <ul>
@@ -81,6 +85,14 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
       </main>
     </div>
   );
+}
+
+/** A new version is ready (taken at a safe moment), or "Update to sync" when the server no longer syncs with this one. */
+function AppVersionNotice() {
+  const { client } = useSession();
+  const status = useObservable(() => client.sync.status$, null, [client]);
+  const update = useAppUpdate(appUpdates, client);
+  return <UpdateNotice ready={update.ready} apply={update.apply} status={status} device="computer" />;
 }
 
 /** A visit's page belongs to the board, a customer's to customers. */

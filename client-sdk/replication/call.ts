@@ -71,7 +71,7 @@ export class Call {
   /**
    * `work`, unless this call is aborted first. Node 20's fetch (undici 6) can leave a body read
    * pending forever when its request is aborted while the body streams, on a loaded machine
-   * (nodejs/undici#4232, #4089); a deadline or a close must end the call all the same.
+   * (nodejs/undici#4232 and nodejs/undici#4089); a deadline or a close must end the call all the same.
    */
   until<T>(work: Promise<T>): Promise<T> {
     const signal = this.controller.signal;

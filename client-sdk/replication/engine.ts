@@ -19,7 +19,7 @@ import type { SyncContext } from './sync-context.js';
  * event held while a push was in flight, and moves its checkpoint past a gap it never pulls
  * (RxDB 17.6, replication-protocol/downstream.ts, addNewTask); and its push carries no identity
  * of a change, so a push whose answer was lost cannot be told from a new one. The server speaks
- * the same protocol to both (see README, Sync).
+ * the same protocol to both (shared/sync/README.md).
  */
 export interface SyncObserver {
   pushed(collection: string, result: PushResult): void;

@@ -1,3 +1,5 @@
+import type { ProtocolVersionRefusal } from '../../shared/index.js';
+
 /**
  * Why a request to the server did not succeed, as a closed set of kinds. Every failure of a pull,
  * push, stream or upload becomes one of these in one place (`failureOfAnswer`, `failureOfThrown`),
@@ -8,10 +10,13 @@
  * - server: the server failed (5xx, its own timeout); it may work a moment later;
  * - rate-limited: 429; the server says when to come back;
  * - signed-out: 401; the token is unknown or revoked, and no retry will change that;
+ * - update-required: 426; the server no longer serves the sync protocol version this app speaks
+ *   (shared/sync/protocol-version.ts), and only an updated app will sync; nothing was written, and
+ *   the pending changes stay on the device for the updated app to push;
  * - refused: another 4xx; the server will not take this request as it is (too large, invalid);
  * - protocol: an answer that is not the protocol's (a proxy's error page, a malformed event).
  */
-export const FAILURE_KINDS = ['network', 'server', 'rate-limited', 'signed-out', 'refused', 'protocol'] as const;
+export const FAILURE_KINDS = ['network', 'server', 'rate-limited', 'signed-out', 'update-required', 'refused', 'protocol'] as const;
 export type FailureKind = (typeof FAILURE_KINDS)[number];
 
 export class SyncFailure extends Error {
@@ -26,6 +31,8 @@ export class SyncFailure extends Error {
       retryAfterMs?: number;
       /** network: the request was abandoned because a newer one got through (its connection is dead). */
       presumedDead?: boolean;
+      /** update-required: the versions, as the server said them. */
+      versions?: ProtocolVersionRefusal;
     } = {},
   ) {
     super(message);
@@ -42,6 +49,7 @@ export function failureOfAnswer(what: string, status: number, headers: Headers, 
   const said = `${what}: ${message ?? `HTTP ${status}`}`;
   const details = { status, ...(code ? { code } : {}) };
   if (status === 401) return new SyncFailure('signed-out', said, details);
+  if (status === 426) return new SyncFailure('update-required', said, { ...details, ...versionsOf(text) });
   if (status === 429) return new SyncFailure('rate-limited', said, { ...details, retryAfterMs: retryAfterMs(headers.get('retry-after')) });
   if (status >= 500) return new SyncFailure('server', said, details);
   if (status >= 400) return new SyncFailure('refused', said, details);
@@ -58,6 +66,18 @@ export function failureOfThrown(what: string, error: unknown): SyncFailure {
 /** An answer whose body is not what the protocol promises. */
 export function protocolFailure(what: string, problem: string): SyncFailure {
   return new SyncFailure('protocol', `${what}: ${problem}`);
+}
+
+/** A 426's versions, when its body has them (a proxy's 426 may not). */
+function versionsOf(text: string): { versions?: ProtocolVersionRefusal } {
+  try {
+    const { error } = JSON.parse(text) as { error?: Partial<Record<keyof ProtocolVersionRefusal, unknown>> };
+    const { clientVersion, minVersion, currentVersion } = error ?? {};
+    const numbers = [clientVersion, minVersion, currentVersion].every((n) => typeof n === 'number');
+    return numbers ? { versions: { clientVersion, minVersion, currentVersion } as ProtocolVersionRefusal } : {};
+  } catch {
+    return {};
+  }
 }
 
 function errorBodyOf(text: string): { code?: string; message?: string } {
@@ -83,9 +103,9 @@ export function retryAfterMs(header: string | null, now = Date.now()): number {
  * What sync does after a failure of a pull, push or stream: every kind has exactly one answer.
  * - retry: at once (`now`) when the network is known to be back, else after the backoff;
  * - wait: the time the server asked for;
- * - stop: nothing will work until the app signs in again.
+ * - stop: nothing will work until the app signs in again, or is updated.
  */
-export type NextMove = { retry: 'now' | 'backoff' } | { wait: number } | { stop: 'signed-out' };
+export type NextMove = { retry: 'now' | 'backoff' } | { wait: number } | { stop: 'signed-out' | 'update-required' };
 
 export function nextMove(failure: SyncFailure): NextMove {
   switch (failure.kind) {
@@ -98,6 +118,7 @@ export function nextMove(failure: SyncFailure): NextMove {
     case 'rate-limited':
       return { wait: failure.details.retryAfterMs ?? DEFAULT_RETRY_AFTER_MS };
     case 'signed-out':
-      return { stop: 'signed-out' };
+    case 'update-required':
+      return { stop: failure.kind };
   }
 }

@@ -2,6 +2,7 @@ import type * as z from 'zod';
 import { describeIssues, formatHeldAt, PullAnswer, type HeldBand, PushAnswer as PushAnswerBody, PUSH_CHECKPOINT_HEADER, type Checkpoint, type DocState } from '../../shared/index.js';
 import { Call, expectedWithin, type CallScope } from './call.js';
 import { failureOfAnswer, protocolFailure } from './failure.js';
+import { protocolHeaders } from './protocol.js';
 
 /**
  * The replication endpoint over HTTP: one pull or push per call. Every call has a deadline of its
@@ -17,6 +18,13 @@ export interface SyncEndpoint extends CallScope {
   fetch?: typeof fetch;
   /** Deadline of one request, answer body included (default 30 s). */
   requestTimeoutMs?: number;
+  /** The sync protocol version requests name (default: this build's, protocol.ts); 0 names none. */
+  protocolVersion?: number;
+}
+
+/** What every request of the endpoint carries: its token, and the protocol version it speaks. */
+export function endpointHeaders(endpoint: SyncEndpoint): Record<string, string> {
+  return { authorization: `Bearer ${endpoint.token}`, ...protocolHeaders(endpoint.protocolVersion) };
 }
 
 export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
@@ -37,7 +45,7 @@ async function exchange(endpoint: SyncEndpoint, what: string, path: string, init
     const res = await (endpoint.fetch ?? fetch)(`${endpoint.baseUrl}${path}`, {
       ...init,
       signal: call.signal,
-      headers: { authorization: `Bearer ${endpoint.token}`, ...(init.body ? { 'content-type': 'application/json' } : {}) },
+      headers: { ...endpointHeaders(endpoint), ...(init.body ? { 'content-type': 'application/json' } : {}) },
     });
     call.answered();
     const text = await call.until(res.text());

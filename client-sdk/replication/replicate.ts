@@ -15,7 +15,7 @@ const asRxDocuments = <T>(answer: Promise<T>) => answer as unknown as Promise<Wi
  * endpoint: what a stock RxDB app does. The SDK does not use it (see engine.ts for why); it is kept
  * to show, and test, that the server serves such clients. Conflicts are settled by the server's
  * merge; the server answers with its state and RxDB's default conflict handler adopts it.
- * Read-only collections only pull. Caveats: README, "Sync under bad networks".
+ * Read-only collections only pull. Caveats: client-sdk/README.md, "What stock RxDB clients get".
  */
 export interface ReplicateOptions {
   endpoint: SyncEndpoint;

@@ -3,7 +3,7 @@ import { Subject, type Observable } from 'rxjs';
 import { Call } from './call.js';
 import { failureOfAnswer, failureOfThrown, nextMove, protocolFailure, SyncFailure } from './failure.js';
 import { describeIssues, LiveEvent, type ChangeBatch, type Checkpoint } from '../../shared/index.js';
-import { DEFAULT_REQUEST_TIMEOUT_MS, type SyncEndpoint } from './http.js';
+import { DEFAULT_REQUEST_TIMEOUT_MS, endpointHeaders, type SyncEndpoint } from './http.js';
 
 /**
  * The stream's answer (its headers) comes before any work but the token's check: a short wait is
@@ -147,7 +147,7 @@ export class LiveStream {
     const query = new URLSearchParams({ collections: this.options.collections.join(',') });
     try {
       const res = await (this.endpoint.fetch ?? fetch)(`${this.endpoint.baseUrl}/sync/stream?${query}`, {
-        headers: { authorization: `Bearer ${this.endpoint.token}`, accept: 'text/event-stream' },
+        headers: { ...endpointHeaders(this.endpoint), accept: 'text/event-stream' },
         signal: call.signal,
       });
       call.answered(this.idleTimeoutMs / 2);

@@ -12,6 +12,10 @@ import { TruckScreen } from './screens/truck.js';
 import { VisitScreen } from './screens/visit.js';
 import { closeSession, openSession, tokenToUse, type Session } from './session.js';
 import { SyncBadge } from './components/sync-badge.js';
+import { useAppUpdate } from '../app-kit/app-update.js';
+import { UpdateNotice } from '../app-kit/components/update-notice.js';
+import { useObservable, useSession } from '../app-kit/hooks.js';
+import { appUpdates } from './app-update.js';
 
 /** The bottom bar: what a technician goes back to all day. */
 const TABS = [
@@ -53,6 +57,7 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
         <span className="title">{titleOf(route)}</span>
         <SyncBadge />
       </header>
+      <AppVersionNotice />
       <Notices />
       <DeviceStorageNotices app="tech" />
       <main id="content">
@@ -67,6 +72,14 @@ function Shell({ onSignOut }: { onSignOut: () => void }) {
       </nav>
     </div>
   );
+}
+
+/** A new version ready (taken at a safe moment), or "Update to sync" when the server no longer syncs with this one. */
+function AppVersionNotice() {
+  const { client } = useSession();
+  const status = useObservable(() => client.sync.status$, null, [client]);
+  const update = useAppUpdate(appUpdates, client);
+  return <UpdateNotice ready={update.ready} apply={update.apply} status={status} device="phone" />;
 }
 
 const tabOf = (route: Route) => (['visit', 'customer', 'quote', 'day'].includes(route.screen) ? 'today' : route.screen);

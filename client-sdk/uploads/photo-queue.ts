@@ -3,7 +3,7 @@ import type { QueuedPhoto } from '../replica/local-collections.js';
 import { BehaviorSubject } from 'rxjs';
 import { Call, expectedWithin } from '../replication/call.js';
 import { failureOfAnswer, SyncFailure } from '../replication/failure.js';
-import type { SyncEndpoint } from '../replication/http.js';
+import { endpointHeaders, type SyncEndpoint } from '../replication/http.js';
 
 /**
  * Uploads wait for an answer, not forever: an upload that has not been answered within
@@ -23,7 +23,7 @@ export const DEFAULT_UPLOAD_STALL_MS = 10_000;
  * `others` says whether the photos after it are worth trying in this pass (not when the network or
  * the server is in trouble: they would only wait too).
  */
-type Outcome = 'done' | 'signed-out' | { failure: string } | { again: 'now' | 'backoff' | number; others: boolean };
+type Outcome = 'done' | 'stopped' | { failure: string } | { again: 'now' | 'backoff' | number; others: boolean };
 
 /**
  * Uploads the photos taken offline that wait in a local collection of the replica (so the queue survives a
@@ -101,7 +101,7 @@ export class PhotoUploader {
       if (!this.running) return;
       const photo = doc.toJSON() as QueuedPhoto;
       const outcome = (await this.parentDeleted(photo.parent, photo.parentId)) ? 'done' : await this.upload(photo);
-      if (outcome === 'signed-out') return; // the client stops sync; nothing here will work
+      if (outcome === 'stopped') return; // signed out, or the app must update: the client stops sync; nothing here will work
       if (outcome === 'done') await doc.remove();
       else if ('failure' in outcome) await doc.incrementalPatch({ failure: outcome.failure });
       else {
@@ -131,7 +131,7 @@ export class PhotoUploader {
     try {
       const res = await (this.endpoint.fetch ?? fetch)(`${this.endpoint.baseUrl}/${photo.parent}/${encodeURIComponent(photo.parentId)}/photos`, {
         method: 'POST',
-        headers: { authorization: `Bearer ${this.endpoint.token}` },
+        headers: endpointHeaders(this.endpoint),
         body: form,
         signal: call.signal,
       });
@@ -164,7 +164,8 @@ export class PhotoUploader {
       case 'rate-limited':
         return { again: failure.details.retryAfterMs ?? 5000, others: false };
       case 'signed-out':
-        return 'signed-out';
+      case 'update-required':
+        return 'stopped';
       case 'network':
         return { again: failure.details.presumedDead ? 'now' : 'backoff', others: false };
       case 'server':

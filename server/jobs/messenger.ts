@@ -42,7 +42,7 @@ export function createMessenger(config: MessengerConfig): Messenger {
         return;
       }
       if (!config.smsWebhookUrl) throw new Error('no SMS webhook configured');
-      // A webhook that never answers must not hold the worker: our own timer (see DESIGN.md's traps).
+      // A webhook that never answers must not hold the worker: the send has a deadline of its own.
       const deadline = new AbortController();
       const timer = setTimeout(() => deadline.abort(new Error('SMS webhook did not answer within 30 s')), 30_000);
       try {

@@ -1,5 +1,5 @@
 /**
- * How the schema lays out on a distributed PostgreSQL such as Citus (see the README, "Beyond one
+ * How the schema lays out on a distributed PostgreSQL such as Citus (server/README.md, "Beyond one
  * database server"). Every table with `org_id` is distributed by it, all colocated: an
  * organization's rows sit together on one node, and a statement scoped by `org_id` is routed
  * there. For that, every unique constraint of such a table includes `org_id`, and every foreign
@@ -14,4 +14,26 @@ export const GLOBAL_TABLES: Readonly<Record<string, string>> = {
   file_folder: 'reference table: one row, where the files are (a local folder\'s id, or the S3 bucket)',
   schema_migrations: 'local to the coordinator: which migrations ran',
   rate_limits: 'local to the coordinator: budgets by token and address, written on every request (a reference table would copy every write to every node)',
+};
+
+/**
+ * Statements that span organizations on purpose, keyed `<file in server/storage> <function>`, with
+ * what each does on a distributed store and why it may stay so. Every other statement names the
+ * caller's organization and is routed to the one node holding it; a new spanning statement is
+ * added here with its reason (test/distribution.pg.test.ts checks each is still where it says).
+ */
+export const SPANNING_STATEMENTS: Readonly<Record<string, string>> = {
+  'tokens.ts findLiveTokenByHash':
+    'a token issued before tokens carried their organization is found by its hash alone: a question to every shard, each with an index on the hash; issuing new tokens retires it',
+  'tokens.ts liveTokenHashes':
+    'which tokens exist, read by a process only while an address floods it with bad tokens (once in full, then those created lately, at most once a second, by the index on created_at): a question to every shard, each answering from its own index, rarely asked',
+  'sync-receipts.ts pruneReceipts':
+    'hourly, in every process: each shard deletes its own old receipts in parallel; nothing waits on it, and per organization it would be as many statements for the same work',
+  'idempotency-keys.ts pruneKeys':
+    "hourly, in every process, pruneReceipts' case: each shard deletes its own expired keys by its index on created_at, in parallel; per organization it would be one statement per organization every hour, and an index led by org_id, for the same rows",
+  'bulk-operations.ts claimNextOperation':
+    'the oldest queued job of any organization, for update skip locked: on Citus two steps, a read of the oldest (org_id, id) across shards, then a claim routed by (org_id, id) that requires it still queued',
+  'bulk-operations.ts bulkQueueStats': 'the queue gauges on /metrics: an aggregate over every shard, which Citus runs as is',
+  'visit-reports.ts claimSettledReports': "the settled reports of any organization, every half second per process: the bulk claim's case, and its two steps on Citus",
+  'outgoing-messages.ts claimDueReportMessages': "the report messages due of any organization, every half second per process: the bulk claim's case, and its two steps on Citus",
 };

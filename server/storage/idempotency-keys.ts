@@ -58,7 +58,7 @@ export async function saveAnswer(q: Queryable, ref: KeyRef, answer: unknown): Pr
   ]);
 }
 
-/** Deletes keys created before `before`; returns how many. */
+/** Deletes keys created before `before`, of every organization on purpose (see SPANNING_STATEMENTS in distribution.ts); returns how many. */
 export async function pruneKeys(q: Queryable, before: Date): Promise<number> {
   const { rowCount } = await q.query(`delete from idempotency_keys where created_at < $1`, [before]);
   return rowCount;

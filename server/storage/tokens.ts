@@ -25,7 +25,7 @@ export async function findLiveToken(q: Queryable, orgId: string, tokenHash: stri
 
 /**
  * The live token with this hash in any organization: for tokens issued before they carried their
- * organization. Not routable on a distributed store (every shard is asked); see the README.
+ * organization. Not routable on a distributed store (every shard is asked); see server/README.md, Beyond one database server.
  */
 export async function findLiveTokenByHash(q: Queryable, tokenHash: string): Promise<TokenOwner | null> {
   const { rows } = await q.query<TokenOwner>(`${TOKEN_OWNER} where t.token_hash = $1 and t.revoked_at is null`, [tokenHash]);
@@ -104,4 +104,18 @@ export async function revokedAmong(q: Queryable, tokens: readonly { orgId: strin
   );
   const live = new Set(rows.map((r) => r.id));
   return new Set(tokens.map((t) => t.tokenId).filter((id) => !live.has(id)));
+}
+
+/**
+ * The hashes of unrevoked tokens created at or after `since` (every token without `since`), in
+ * every organization: what a process knows of which tokens exist (operations/live-tokens.ts).
+ */
+export async function liveTokenHashes(q: Queryable, since?: string): Promise<string[]> {
+  const { rows } = await q.query<{ token_hash: string }>(
+    since === undefined
+      ? 'select token_hash from api_tokens where revoked_at is null'
+      : 'select token_hash from api_tokens where created_at >= $1 and revoked_at is null',
+    since === undefined ? [] : [since],
+  );
+  return rows.map((r) => r.token_hash);
 }

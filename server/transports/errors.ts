@@ -16,6 +16,10 @@ export const HTTP_STATUS: Record<ErrorKind, number> = {
   UNSUPPORTED_MEDIA_TYPE: 415,
   RATE_LIMITED: 429,
   TIMEOUT: 503,
+  // Upgrade Required: the client must update before it is served. Not 400 or 413: apps installed
+  // before protocol versions set a change aside for good when a push is refused with those, while
+  // any other 4xx leaves their outbox as it is, retried later; and not 401, which signs them out.
+  VERSION_NOT_SUPPORTED: 426,
   INTERNAL: 500,
 };
 

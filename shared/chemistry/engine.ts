@@ -5,7 +5,7 @@ import * as v1 from './v1/index.js';
  * The water chemistry engine, by formula version. Every version stays callable: a visit keeps the
  * version it was first balanced with (`Service.chemistryVersion`) and is computed with it after
  * the engine moves on. A new version is a new folder beside v1/, registered here with what changed;
- * the README's "Water chemistry" lists them.
+ * shared/chemistry/README.md lists them.
  */
 export interface FormulaVersion {
   version: number;

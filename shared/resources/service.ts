@@ -8,7 +8,7 @@ const office = () => f.string().nullable().max(200).owner('office');
 
 /**
  * One visit performed for a customer. Technicians write most of it offline; the office owns
- * billing fields. Photos merge as a union by id (see DESIGN.md, "Conflicts").
+ * billing fields. Photos merge as a union by id (shared/sync/README.md says how pushes merge).
  */
 export const serviceResource = defineResource({
   name: 'Service',

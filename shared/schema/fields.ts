@@ -2,8 +2,8 @@
  * Field builders: the vocabulary every resource in `shared/resources` is written in.
  *
  * A field carries its value kind (from which the TypeScript type, RxDB JSON schema, GraphQL type,
- * SQL column type and runtime validator are all derived) plus the sync metadata DESIGN.md asks
- * for: who owns the field and how concurrent edits merge.
+ * SQL column type and runtime validator are all derived) plus the sync metadata
+ * the server merges by: who owns the field and how concurrent edits merge.
  *
  * @example
  *   const freeChlorine = f.float().nullable().doc('Free chlorine, ppm')

@@ -8,6 +8,7 @@ export * from './headers.js';
 export * from './live.js';
 export * from './pull.js';
 export * from './push.js';
+export * from './protocol-version.js';
 export * from './rules.js';
 export * from './scopes.js';
 export * from './replica-schemas.js';

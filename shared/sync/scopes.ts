@@ -46,7 +46,7 @@ export interface CollectionScope {
   readonly holds: 'everything' | readonly ScopeReason[];
   /** Only rows whose time lies in the window or ahead: the first non-null of these fields. */
   readonly window?: readonly string[];
-  /** Why, in a sentence (the README's scope table). */
+  /** Why, in a sentence (shared/sync/README.md's scope table). */
   readonly why: string;
 }
 

@@ -11,6 +11,7 @@ import type { BlobStore } from '../../server/storage/blobs.js';
 import type { Database } from '../../server/storage/db.js';
 import { openLocalBlobStore } from '../../server/storage/local-blobs.js';
 import { fileLinks, type FileLinks } from '../../server/transports/http/file-links.js';
+import type { AppBundleDirs } from '../../server/transports/http/bundles.js';
 import { LiveFanout } from '../../server/operations/sync/live-fanout.js';
 import { createMessenger } from '../../server/jobs/messenger.js';
 import { BulkWorker, type WorkerOptions } from '../../server/jobs/worker.js';
@@ -48,6 +49,10 @@ export interface TestServerOptions {
   reports: { delaySeconds: number; linkDays?: number; pollMs?: number; retryBaseSeconds?: number; smtpUrl?: string; smsWebhookUrl?: string };
   /** Where the server logs (default: silent, or TEST_LOG_LEVEL's level on stdout). */
   logger: Logger;
+  /** The oldest sync protocol version served (SYNC_MIN_PROTOCOL_VERSION; default 0). */
+  minProtocolVersion: number;
+  /** Builds of the apps to serve instead of server/dist's (an upgraded server's new build). */
+  bundles: AppBundleDirs;
 }
 
 export const TEST_FILE_SECRET = 'file-link-secret-for-tests-only-0123456789';
@@ -58,7 +63,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const folder = options.blobs ? null : await mkdtemp(path.join(tmpdir(), 'pool-blobs-'));
   const blobs = options.blobs ?? (await openLocalBlobStore(folder!));
   const links = options.links ?? fileLinks(TEST_FILE_SECRET, 3600);
-  const sync = { heartbeatMs: options.heartbeatMs ?? 4_000, bodyLimitBytes: options.syncBodyLimitBytes ?? 32 * 1024 * 1024 };
+  const sync = { heartbeatMs: options.heartbeatMs ?? 4_000, bodyLimitBytes: options.syncBodyLimitBytes ?? 32 * 1024 * 1024, minProtocolVersion: options.minProtocolVersion ?? 0 };
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const feed = new LiveFanout(db, sync, (error) => logger.error({ err: error }, 'live fan-out read failed'));
   await feed.start();
@@ -100,6 +105,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
       http: { ...loadConfig({}).http, ...options.http },
     },
     logger,
+    ...(options.bundles ? { bundles: options.bundles } : {}),
   });
   const server: Server = await new Promise((resolve) => {
     const s = app.listen(options.port ?? 0, '127.0.0.1', () => resolve(s));

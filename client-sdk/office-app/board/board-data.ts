@@ -8,8 +8,8 @@ import { OfficeBoardRangeDocument, type OfficeBoardRangeQuery } from '../graphql
 /**
  * The visits of a date range for the board, and their customers, from the one source that has the
  * whole range:
- * - the replica, once it holds the range: within the office's window (README, "What a device
- *   holds") and brought by the first sync (its `today` band, its `week` band, or all of it). It is
+ * - the replica, once it holds the range: within the office's window (shared/sync/README.md, "What a
+ *   device holds") and brought by the first sync (its `today` band, its `week` band, or all of it). It is
  *   live from then on, and works offline. A range it has only in part is never shown from it, so
  *   the board never goes back to fewer visits than it showed.
  * - the server otherwise (a range before the window, or one the first sync has not reached yet,

@@ -12,6 +12,7 @@ const CONNECTION_WORDS: Record<SyncState, string> = {
   offline: 'Offline',
   'rate-limited': 'Online (slowed down)',
   'signed-out': 'Signed out',
+  'update-required': 'Update to sync',
 };
 
 /**

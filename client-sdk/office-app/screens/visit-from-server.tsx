@@ -9,8 +9,8 @@ import { ReadingsTable } from '../components/readings-table.js';
 import { WaterAndNotes } from '../components/water-and-notes.js';
 
 /**
- * A visit this browser's replica does not hold: older than the office's window (README, "What a
- * device holds"), so read from the server. Its readings, water and notes as the technician left
+ * A visit this browser's replica does not hold: older than the office's window (shared/sync/README.md,
+ * "What a device holds"), so read from the server. Its readings, water and notes as the technician left
  * them; the office's own fields (billing status, flag) are edited straight on the server, which
  * needs a connection.
  */

@@ -2,6 +2,7 @@ import {
   categorizeBulkWriteRows,
   getQueryMatcher,
   getSortComparator,
+  now,
   type BulkWriteRow,
   type CategorizeBulkWriteRowsOutput,
   type EventBulk,
@@ -15,9 +16,10 @@ import {
   type RxStorageInstance,
   type RxStorageQueryResult,
 } from 'rxdb';
-import { Subject, type Observable } from 'rxjs';
+import type { Observable, Subject } from 'rxjs';
+import { closeChanges, openChanges } from './changes.js';
 import { documentOf, indexKeyOf, indexNameOf as indexName, keyRangeOf, recordOf, type RecordShape } from './records.js';
-import { deleteDatabase, getAllInPieces, readThenWrite, requestResult, transactionDone } from './requests.js';
+import { deleteDatabase, getAllInPieces, getMany, readThenWrite, requestResult, transactionDone } from './requests.js';
 
 export const DOCS = 'docs';
 
@@ -34,7 +36,7 @@ export interface IndexedDbInternals {
  */
 export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInternals, Record<string, never>, RxStorageDefaultCheckpoint> {
   readonly options = {};
-  private readonly changes = new Subject<Changes<T>>();
+  private readonly changes: Subject<Changes<T>>;
   private closed = false;
 
   constructor(
@@ -42,7 +44,9 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
     readonly collectionName: string,
     readonly schema: Readonly<RxJsonSchema<RxDocumentData<T>>>,
     readonly internals: IndexedDbInternals,
-  ) {}
+  ) {
+    this.changes = openChanges(internals.databaseName);
+  }
 
   private get shape(): RecordShape {
     return this.internals.shape;
@@ -97,9 +101,14 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
   async findDocumentsById(ids: string[], withDeleted: boolean): Promise<RxDocumentData<T>[]> {
     this.ensureOpen();
     const transaction = this.internals.db.transaction(DOCS, 'readonly');
-    const store = transaction.objectStore(DOCS);
-    const records = await Promise.all(ids.map((id) => requestResult(store.get(id))));
-    return records.filter((r) => r !== undefined).map((r) => documentOf<T>(this.shape, r)).filter((doc) => withDeleted || !doc._deleted);
+    const records = await getMany(transaction.objectStore(DOCS), ids);
+    const docs: RxDocumentData<T>[] = [];
+    for (const record of records) {
+      if (record === undefined) continue;
+      const doc = documentOf<T>(this.shape, record);
+      if (withDeleted || !doc._deleted) docs.push(doc);
+    }
+    return docs;
   }
 
   async query(prepared: PreparedQuery<T>): Promise<RxStorageQueryResult<T>> {
@@ -159,10 +168,14 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
     return this.changes.asObservable();
   }
 
-  /** Removes tombstones older than `minimumDeletedTime` (RxDB's cleanup; this SDK does not run it). */
+  /**
+   * Removes tombstones written `minimumDeletedTime` or longer ago (RxDB's cleanup; this SDK does not
+   * run it). By RxDB's clock, which stamped their write times: it reads ahead of Date.now(), by at
+   * least 0.01 ms and by whole milliseconds once it is read more than 99 times in one.
+   */
   async cleanup(minimumDeletedTime: number): Promise<boolean> {
     this.ensureOpen();
-    const before = Date.now() - minimumDeletedTime;
+    const until = now() - minimumDeletedTime;
     const transaction = this.internals.db.transaction(DOCS, 'readwrite');
     const done = transactionDone(transaction);
     const cursor = transaction.objectStore(DOCS).openCursor();
@@ -170,7 +183,7 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
       const at = cursor.result;
       if (!at) return;
       const doc = documentOf<T>(this.shape, at.value);
-      if (doc._deleted && doc._meta.lwt < before) at.delete();
+      if (doc._deleted && doc._meta.lwt <= until) at.delete();
       at.continue();
     };
     await done;
@@ -180,7 +193,7 @@ export class IndexedDbInstance<T> implements RxStorageInstance<T, IndexedDbInter
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    this.changes.complete();
+    closeChanges(this.internals.databaseName);
     this.internals.db.close();
   }
 

@@ -21,14 +21,25 @@ export function recordShapeOf(schema: RxJsonSchema<RxDocumentData<unknown>>): Re
     // RxDB's index of write times serves only its own replication and cleanup, which this SDK does
     // not use: an index entry less for every document written (they still work, reading every
     // document; see `query`). An index without the primary key (none of the replica's: RxDB adds it
-    // to every index it is given) is read the same way, as its keys could repeat.
-    if (index[0] !== '_meta.lwt' && index.includes(primaryPath)) indexes.set(indexNameOf(index), index);
+    // to every index it is given) is read the same way, as its keys could repeat. So is an index on
+    // a field the schema does not require (RxDB allows it for strings and numbers): IndexedDB
+    // leaves a record without it out of the index, where RxDB's answer must include it.
+    if (index[0] !== '_meta.lwt' && index.includes(primaryPath) && index.every((field) => isRequired(schema, field))) indexes.set(indexNameOf(index), index);
   }
   const fields = new Set([...indexes.values()].flat());
   const booleans = [...fields].filter((field) => getSchemaByObjectPath(schema, field)?.type === 'boolean');
   const nested = booleans.find((field) => field.includes('.'));
   if (nested) throw new Error(`IndexedDB storage: the boolean ${nested} is inside an object and cannot be indexed`);
   return { primaryPath, indexes, booleans };
+}
+
+/** Whether every document has the field: it is required, and so is each object on its path. */
+function isRequired(schema: RxJsonSchema<RxDocumentData<unknown>>, path: string): boolean {
+  const steps = path.split('.');
+  return steps.every((step, i) => {
+    const parent = i === 0 ? schema : getSchemaByObjectPath(schema, steps.slice(0, i).join('.'));
+    return Boolean(parent?.required && (parent.required as readonly string[]).includes(step));
+  });
 }
 
 export const indexNameOf = (index: readonly string[]) => index.join('+');

@@ -36,6 +36,27 @@ export function readThenWrite(store: IDBObjectStore, keys: readonly string[], wr
   });
 }
 
+/**
+ * The records of `keys` (undefined where none is stored), in their order: one request each, as
+ * IndexedDB has no read of many keys, settled once, without a promise per key (3,000 of them cost
+ * RxDB's find-by-id a quarter more than Dexie's read; test/bench/storage.ts).
+ */
+export function getMany(store: IDBObjectStore, keys: readonly string[]): Promise<unknown[]> {
+  return new Promise((resolve, reject) => {
+    const found: unknown[] = new Array(keys.length);
+    let waiting = keys.length;
+    if (!waiting) return resolve(found);
+    keys.forEach((key, i) => {
+      const request = store.get(key);
+      request.onerror = () => reject(request.error);
+      request.onsuccess = () => {
+        found[i] = request.result;
+        if (--waiting === 0) resolve(found);
+      };
+    });
+  });
+}
+
 export function openDatabase(name: string, upgrade: (db: IDBDatabase) => void): Promise<IDBDatabase> {
   const request = indexedDB.open(name, 1);
   request.onupgradeneeded = () => upgrade(request.result);

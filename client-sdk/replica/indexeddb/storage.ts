@@ -7,8 +7,9 @@ import { deleteDatabase, openDatabase } from './requests.js';
  * The replica's storage in a browser: IndexedDB, one database per collection and schema version.
  * Written for the replica rather than taken from RxDB's Dexie storage, which keeps three index
  * entries of its own for every document and reads every document before writing it: a first sync
- * of a company's office (65,000 documents) spent most of its time in IndexedDB doing that (README,
- * "The replica's storage").
+ * of a company's office (65,000 documents) spent most of its time in IndexedDB doing that (README.md
+ * beside this file: why, what it relies on in RxDB, and how to upgrade RxDB; the figures in
+ * test/bench/RESULTS.md, "The office at company scale").
  */
 export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string, never>> {
   return {
@@ -24,9 +25,10 @@ export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string,
         for (const [name, fields] of shape.indexes) store.createIndex(name, fields.length === 1 ? fields[0]! : fields);
       });
       const instance = new IndexedDbInstance<T>(params.databaseName, params.collectionName, params.schema, { db, databaseName, shape });
-      // With RxDB's multiInstance (tabs sharing the replica, replication/README.md), each write's
-      // changes also go to the other tabs' instances over a BroadcastChannel, and theirs come in
-      // here: their queries, counts and caches see every tab's writes. Without it, nothing.
+      // A write is told to the instances of this page (changes.ts). With RxDB's multiInstance (tabs
+      // sharing the replica, replication/README.md), it also goes to the other tabs' instances over
+      // a BroadcastChannel, and theirs come in here: their queries, counts and caches see every
+      // tab's writes. Without multiInstance, this does nothing.
       addRxStorageMultiInstanceSupport(STORAGE_NAME, params, instance);
       return instance;
     },

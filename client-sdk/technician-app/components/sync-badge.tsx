@@ -9,7 +9,7 @@ export function SyncBadge() {
   const online = status?.online ?? false;
   return (
     <a href={href('sync')} className={`sync-badge ${online ? 'online' : 'offline'}`} data-testid="sync-badge">
-      <span data-testid="connection">{status?.state === 'signed-out' ? 'Signed out' : online ? 'Online' : 'Offline'}</span>
+      <span data-testid="connection">{status?.state === 'signed-out' ? 'Signed out' : status?.state === 'update-required' ? 'Update to sync' : online ? 'Online' : 'Offline'}</span>
       {waiting > 0 && <span data-testid="waiting"> · {waiting} waiting</span>}
     </a>
   );

@@ -22,6 +22,7 @@ const STATE_WORDS: Record<string, string> = {
   connecting: 'Trying to reach the server; everything is kept on this phone meanwhile.',
   'rate-limited': 'The server asked this phone to wait a moment; it goes on by itself.',
   'signed-out': 'Signed out: this phone’s token was revoked. Ask the office for a new QR code.',
+  'update-required': 'Update to sync: the server no longer accepts this version of the app. Everything below stays on this phone and is sent once the app is updated.',
   stopped: 'Sync is stopped.',
 };
 

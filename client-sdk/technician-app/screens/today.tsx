@@ -7,8 +7,8 @@ import { localDay, shiftDay, useDayVisits } from '../data.js';
 /**
  * The day's route: the technician's visits in time order, each with its customer, address, body
  * of water and status; one tap opens the visit. Yesterday and tomorrow are a tap or a swipe away.
- * On a new phone the route shows as soon as the first sync's `today` band is in (README, Sync,
- * "Today's route first"), while the rest of the technician's work still arrives.
+ * On a new phone the route shows as soon as the first sync's `today` band is in (shared/sync/README.md,
+ * priority bands), while the rest of the technician's work still arrives.
  */
 export function TodayScreen({ day }: { day: string | null }) {
   const shown = day ?? localDay();

@@ -13,6 +13,14 @@ export interface Bundle {
   css: string;
 }
 
+/** Folders of the apps' builds, when not the default ones under server/dist (tests serve builds of their own). */
+export interface AppBundleDirs {
+  /** The office app's bundle (default server/dist/app). */
+  office?: string;
+  /** The technician app's bundle (default server/dist/tech); its service worker is in the folder beside it named `<folder>-sw`. */
+  technician?: string;
+}
+
 export function builtBundle(dir: string, name: string): () => Bundle | null {
   let found: Bundle | null = null;
   return () => {

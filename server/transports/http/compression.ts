@@ -7,8 +7,8 @@ import zlib from 'node:zlib';
  * sync pull shrink about tenfold, which on a technician's LTE link is most of an initial sync.
  *
  * Levels are chosen for throughput, not ratio: a pull page is produced as fast as the database
- * writes it, and gzip's default level 6 cost more CPU than it saved bytes (see the README,
- * Benchmarks). Responses stream through the compressor as they are written (CSV exports never sit
+ * writes it, and gzip's default level 6 cost more CPU than it saved bytes (server/README.md, Running in
+ * production; test/bench/RESULTS.md, Sync). Responses stream through the compressor as they are written (CSV exports never sit
  * whole in memory); images and other already-compressed types pass through untouched.
  */
 export function compressResponses(): RequestHandler {

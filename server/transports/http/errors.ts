@@ -46,7 +46,7 @@ export const sendGraphQLError: ErrorSender = (res, error) => {
   res
     .status(HTTP_STATUS[error.kind])
     .type('application/json')
-    .send(JSON.stringify({ errors: [{ message: error.message, extensions: { code: error.kind } }] }));
+    .send(JSON.stringify({ errors: [{ message: error.message, extensions: { ...error.details, code: error.kind } }] }));
 };
 
 export function graphqlErrors(logger: Logger): ErrorRequestHandler {

@@ -3,14 +3,14 @@ import fs from 'node:fs';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { Router, type Request, type Response } from 'express';
-import { marked } from 'marked';
 import { builtBundle, immutableFiles } from './bundles.js';
+import { DocsSite } from './docs-pages.js';
 
 /**
  * What a person (or a curious client) finds at the server's root:
  *   GET /         a small page: what this is, its version, where to go next (JSON for clients)
  *   GET /graphql  from a browser, the GraphQL explorer (GraphiQL, bundled at `npm start`)
- *   GET /docs     the README, rendered
+ *   GET /docs/    the README, rendered, and the documents it links to (docs-pages.ts)
  * Everything is served from this process; nothing comes from a CDN.
  */
 export const PROJECT_ROOT = findProjectRoot(path.dirname(fileURLToPath(import.meta.url)));
@@ -27,8 +27,15 @@ export function frontPageRoutes(): Router {
     }
     sendHtml(res, 'Pool service API', homePage(version));
   });
-  router.get('/docs', (_req, res) => {
-    sendHtml(res, 'Pool service API: documentation', `<main class="docs">${renderedReadme()}</main>`);
+  const docs = new DocsSite(PROJECT_ROOT);
+  // At /docs/ (with the slash) the documents' relative links resolve as in the repository.
+  router.get('/docs', (req, res, next) => (req.path === '/docs' ? res.redirect(301, '/docs/') : next()));
+  router.get('/docs/{*path}', (req, res) => {
+    const wanted = ([] as string[]).concat((req.params as { path?: string | string[] }).path ?? []).join('/');
+    const file = docs.fileAt(wanted);
+    if (!file) return void res.status(404).type('text').send('No such document');
+    if (!file.endsWith('.md')) return void res.set('cache-control', 'no-cache').sendFile(file);
+    sendHtml(res, 'Pool service API: documentation', `<main class="docs">${docs.page(file)}</main>`);
   });
   router.get('/graphql', (req, res, next) => {
     // GraphQL over GET (a `query` parameter, or a client asking for JSON) is the API's own.
@@ -53,7 +60,7 @@ function homePage(version: string): string {
   <ul>
     <li><a href="/app">Office app</a>: the dispatch board, customers, quotes, inventory and settings (sign in with a token).</li>
     <li><a href="/graphql">GraphQL explorer</a>: paste an API token and run queries against <code>POST /graphql</code>.</li>
-    <li><a href="/docs">Documentation</a>: configuration, the sync protocol, REST endpoints, operations.</li>
+    <li><a href="/docs/">Documentation</a>: configuration, the sync protocol, REST endpoints, operations.</li>
     <li><a href="/healthz"><code>/healthz</code></a> and <a href="/readyz"><code>/readyz</code></a>: liveness and readiness.</li>
     <li><code>/metrics</code>: Prometheus metrics (a token may be required).</li>
   </ul>
@@ -68,12 +75,6 @@ function explorerPage(): string {
       (<code>npm start</code> does it), then reload. The API itself answers <code>POST /graphql</code> meanwhile.</p></main>`;
   }
   return `<link rel="stylesheet" href="/explorer/${bundle.css}"><div id="explorer"></div><script type="module" src="/explorer/${bundle.js}"></script>`;
-}
-
-let readme: string | null = null;
-function renderedReadme(): string {
-  readme ??= marked.parse(fs.readFileSync(path.join(PROJECT_ROOT, 'README.md'), 'utf8'), { async: false });
-  return readme;
 }
 
 function sendHtml(res: Response, title: string, body: string, bodyClass = ''): void {

@@ -5,7 +5,7 @@ import client from 'prom-client';
 import type { LiveFanout } from '../../operations/sync/live-fanout.js';
 import { bulkQueueStats, type BulkQueueStats } from '../../storage/bulk-operations.js';
 import type { Database } from '../../storage/db.js';
-import type { FailedAuthentication } from './rate-limits.js';
+import type { AuthGate } from './auth-throttle.js';
 
 /**
  * Prometheus metrics (prom-client) for GET /metrics. One registry per app, so tests that build
@@ -74,10 +74,10 @@ export function createMetrics({ db, feed }: MetricSources): Metrics {
 }
 
 /** GET /metrics in Prometheus' text format; with METRICS_TOKEN set, only for `Bearer <token>`. */
-export function metricsRoute(metrics: Metrics, token: string | undefined, failures: FailedAuthentication): Router {
+export function metricsRoute(metrics: Metrics, token: string | undefined, gate: AuthGate): Router {
   const router = Router();
   router.get('/metrics', async (req, res) => {
-    await failures.guard(req, res, () => {
+    await gate.pass(req, res, () => {
       if (token && !sameSecret(req.get('authorization') ?? '', `Bearer ${token}`)) throw errors.unauthenticated('GET /metrics needs Authorization: Bearer <METRICS_TOKEN>');
     });
     res.setHeader('content-type', metrics.registry.contentType);

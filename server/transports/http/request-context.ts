@@ -1,9 +1,10 @@
-import type { Request, RequestHandler, Response } from 'express';
+import type { Request, RequestHandler } from 'express';
 import { errors } from '../../../shared/index.js';
 import { authenticate } from '../../operations/auth.js';
 import type { OperationContext } from '../../operations/context.js';
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Database } from '../../storage/db.js';
+import type { AuthGate } from './auth-throttle.js';
 
 /**
  * Authenticates every request of a protected router once and keeps the operation context on the
@@ -11,15 +12,10 @@ import type { Database } from '../../storage/db.js';
  */
 const contexts = new WeakMap<Request, OperationContext>();
 
-/** What throttles failed authentications (rate-limits.ts, `failedAuthentication`), as this file needs it. */
-interface AuthenticationGuard {
-  guard<T>(req: Request, res: Response, authenticate: () => T | Promise<T>): Promise<T>;
-}
-
-export function authenticateRequests({ db, blobs, failures }: { db: Database; blobs: BlobStore; failures: AuthenticationGuard }): RequestHandler {
+export function authenticateRequests({ db, blobs, gate }: { db: Database; blobs: BlobStore; gate: AuthGate }): RequestHandler {
   return async (req, res, next) => {
     try {
-      const viewer = await failures.guard(req, res, () => authenticate(db, req.get('authorization')));
+      const viewer = await gate.pass(req, res, () => authenticate(db, req.get('authorization')));
       contexts.set(req, { db, blobs, viewer });
       next();
     } catch (error) {

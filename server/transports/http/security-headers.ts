@@ -15,7 +15,7 @@ import { PAGE_STYLE_HASH } from './front-page.js';
  * No inline script, no eval (the apps tell zod not to try: client-sdk/app-kit/no-eval.ts), and no
  * inline style beyond that block.
  * Left out on purpose: `upgrade-insecure-requests` and HSTS, which belong to whatever terminates
- * TLS in front (see the README's proxy section): a phone on the shop's network may reach the
+ * TLS in front (server/README.md, Behind a proxy): a phone on the shop's network may reach the
  * server over plain HTTP, and an upgrade to HTTPS there would break every request.
  *
  * Signed file links (`/files/...`) may be shown by an app on another origin (CORS_ORIGINS) in an

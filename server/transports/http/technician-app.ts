@@ -1,6 +1,6 @@
 import path from 'node:path';
 import express, { Router } from 'express';
-import { builtBundle, immutableFiles } from './bundles.js';
+import { builtBundle, immutableFiles, type Bundle } from './bundles.js';
 import { PROJECT_ROOT } from './front-page.js';
 
 /**
@@ -13,31 +13,34 @@ import { PROJECT_ROOT } from './front-page.js';
  * The page lives at /tech/ (with the slash) so the service worker's scope, /tech/, holds it; /tech
  * redirects there. A QR code from the office signs a phone in: /tech/#token=<token>.
  */
-const TECH_DIR = path.join(PROJECT_ROOT, 'server', 'dist', 'tech');
-const SW_DIR = path.join(PROJECT_ROOT, 'server', 'dist', 'tech-sw');
+export const TECH_DIR = path.join(PROJECT_ROOT, 'server', 'dist', 'tech');
 const APP_SOURCE = path.join(PROJECT_ROOT, 'client-sdk', 'technician-app');
-const techBundle = builtBundle(TECH_DIR, 'main');
 
-export function technicianAppRoutes(): Router {
+/** Where a build's service worker goes: the folder beside its bundle (the bundle's folder holds only what esbuild built). */
+export const serviceWorkerDir = (bundleDir: string) => `${bundleDir}-sw`;
+
+export function technicianAppRoutes(dir = TECH_DIR): Router {
   const router = Router();
+  const techBundle = builtBundle(dir, 'main');
+  const swDir = serviceWorkerDir(dir);
   // Express matches /tech and /tech/ alike (routing is not strict): the path tells them apart.
   router.get('/tech/', (req, res) => {
     if (!req.originalUrl.split('?')[0]!.endsWith('/')) return res.redirect(301, `/tech/${req.originalUrl.slice('/tech'.length)}`);
-    res.type('html').set('cache-control', 'no-cache').send(technicianPage());
+    res.type('html').set('cache-control', 'no-cache').send(technicianPage(techBundle()));
   });
   router.get('/tech/sw.js', (_req, res) => {
-    res.set({ 'cache-control': 'no-cache', 'service-worker-allowed': '/tech/' }).sendFile(path.join(SW_DIR, 'sw.js'), (error) => error && res.status(404).end());
+    res.set({ 'cache-control': 'no-cache', 'service-worker-allowed': '/tech/' }).sendFile(path.join(swDir, 'sw.js'), (error) => error && res.status(404).end());
   });
   router.get('/tech/manifest.webmanifest', (_req, res) => {
     res.type('application/manifest+json').set('cache-control', 'no-cache').sendFile(path.join(APP_SOURCE, 'manifest.webmanifest'));
   });
   router.use('/tech/icons', express.static(path.join(APP_SOURCE, 'icons'), { maxAge: '1d', index: false }));
-  router.use('/tech/assets', immutableFiles(TECH_DIR));
+  router.use('/tech/assets', immutableFiles(dir));
   return router;
 }
 
 /** The page, the same for a given build (its revision in the service worker's precache is the bundle's names). */
-export function technicianPage(bundle = techBundle()): string {
+export function technicianPage(bundle: Bundle | null): string {
   const body = bundle
     ? `<div id="app"></div><script type="module" src="/tech/assets/${bundle.js}"></script>`
     : `<main style="font:16px system-ui;margin:1rem"><h1>Technician app</h1><p>The technician app is not built. Run <code>npm run build:tech</code>

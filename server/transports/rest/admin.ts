@@ -5,17 +5,17 @@ import { provisionOrganization } from '../../operations/organization.js';
 import { bearerTokenOf } from '../../operations/auth.js';
 import type { Database } from '../../storage/db.js';
 import { declaredBodyWithin, jsonBody } from '../http/bodies.js';
-import type { FailedAuthentication } from '../http/rate-limits.js';
+import type { AuthGate } from '../http/auth-throttle.js';
 
 /**
  * Platform administration: provisioning organizations. Guarded by PLATFORM_ADMIN_TOKEN in the
  * usual Authorization: Bearer header; without that setting the route answers 404, as if absent.
  */
-export function adminRouter(db: Database, platformAdminToken: string | undefined, bodyLimit: number, failures: FailedAuthentication): Router {
+export function adminRouter(db: Database, platformAdminToken: string | undefined, bodyLimit: number, gate: AuthGate): Router {
   const router = Router();
   router.post('/admin/organizations', declaredBodyWithin(bodyLimit), ...jsonBody(bodyLimit), async (req, res) => {
     if (!platformAdminToken) throw errors.notFound('Route', 'POST /admin/organizations');
-    await failures.guard(req, res, () => {
+    await gate.pass(req, res, () => {
       if (!sameSecret(bearerTokenOf(req.get('authorization')), platformAdminToken)) throw errors.unauthenticated('A valid platform admin token is required');
     });
     const provisioned = await provisionOrganization(db, req.body);

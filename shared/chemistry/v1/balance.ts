@@ -1,6 +1,6 @@
 /**
- * Formula version 1: the saturation indices. Pure arithmetic; sources in the README (Water
- * chemistry) and ../shared/research/water-chemistry-and-domain.md, sections 1.1 and 1.2.
+ * Formula version 1: the saturation indices. Pure arithmetic; each formula's source is in
+ * shared/chemistry/README.md.
  */
 
 /**

@@ -6,7 +6,7 @@ import { carbonateAlkalinity, csiOf, extraSaltFromSalt, extraSaltFromTds, ionicS
 import { planDoses, type DosePlan } from './doses.js';
 
 /**
- * Formula version 1 (see the README, Water chemistry): CSI and table LSI on carbonate alkalinity,
+ * Formula version 1 (shared/chemistry/README.md): CSI and table LSI on carbonate alkalinity,
  * PoolMath's dose constants, doses in the order pH, alkalinity, chlorine, cyanuric acid, calcium,
  * salt. Never change what this returns for a given input: a later version is a new folder, and
  * visits recorded with this one keep computing with it.

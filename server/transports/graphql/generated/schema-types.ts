@@ -1021,7 +1021,7 @@ export type Mutation = {
   createService: Service;
   /** Fields not submitted stay as they were; null clears a field. */
   updateService: Service;
-  /** Starts {kind, ...payload} (see the README for kinds and payloads); the same idempotencyKey returns the same operation. */
+  /** Starts {kind, ...payload} (server/README.md, Bulk operations, lists kinds and payloads); the same idempotencyKey returns the same operation. */
   startBulkOperation: BulkOperation;
   /** Stops a running operation after its current chunk; a queued one is cancelled at once. */
   cancelBulkOperation: BulkOperation;
@@ -1711,7 +1711,7 @@ export type ChemicalStrengthInput = {
 };
 
 export type WaterBalance = {
-  /** The version of the formulas that computed this (README, Water chemistry). */
+  /** The version of the formulas that computed this (shared/chemistry/README.md, Formula versions). */
   formulaVersion: Scalars['Int']['output'];
   /** Calcite Saturation Index as Trouble Free Pool's PoolMath computes it. */
   csi?: Maybe<Scalars['Float']['output']>;

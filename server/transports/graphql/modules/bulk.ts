@@ -17,7 +17,7 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type Mutation {
-    "Starts {kind, ...payload} (see the README for kinds and payloads); the same idempotencyKey returns the same operation."
+    "Starts {kind, ...payload} (server/README.md, Bulk operations, lists kinds and payloads); the same idempotencyKey returns the same operation."
     startBulkOperation(input: StartBulkOperationInput!): BulkOperation!
     "Stops a running operation after its current chunk; a queued one is cancelled at once."
     cancelBulkOperation(id: ID!): BulkOperation!

@@ -6,7 +6,7 @@ import type { QuerychemicalCostArgs, QuerywaterBalanceArgs } from '../generated/
 
 /**
  * Water chemistry beside the spec's operations: balance and dose suggestions (the shared engine,
- * README "Water chemistry"), a visit's own balance at its formula version, and chemical cost per pool.
+ * shared/chemistry/README.md), a visit's own balance at its formula version, and chemical cost per pool.
  */
 export const typeDefs = /* GraphQL */ `
   type Query {
@@ -61,7 +61,7 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type WaterBalance {
-    "The version of the formulas that computed this (README, Water chemistry)."
+    "The version of the formulas that computed this (shared/chemistry/README.md, Formula versions)."
     formulaVersion: Int!
     "Calcite Saturation Index as Trouble Free Pool's PoolMath computes it."
     csi: Float
