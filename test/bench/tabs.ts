@@ -55,6 +55,7 @@ export async function benchTabs(): Promise<void> {
     const parts = (process.env.BENCH_TABS ?? 'propagation,cost,locks,edits,handover').split(',');
     if (parts.includes('propagation')) await propagation(a, b);
     if (parts.includes('cost')) await pullCost(a, b);
+    if (parts.includes('cost')) await postCost(a);
     if (parts.includes('locks')) await webLocks(a);
     if (parts.includes('edits')) await localEdits(context, open, office);
     if (parts.includes('handover')) await handover(open, office);
@@ -113,7 +114,12 @@ async function propagation(a: Page, b: Page): Promise<void> {
 /** 20 pages of 1,000 new visits, written as the puller writes them; with a second tab, until its live count has them all. */
 async function pullCost(a: Page, b: Page): Promise<void> {
   const configs: [Mode, number][] = [['off', 1], ['on', 1], ['on', 2]];
-  const runs = new Map<string, { wrote: number; seenAfter: number }[]>(configs.map((c) => [c.join(), []]));
+  const runs = new Map<string, { wrote: number; busy: number; seenAfter: number }[]>(configs.map((c) => [c.join(), []]));
+  // The writing page's main-thread time (Chromium's TaskDuration): what the writes cost the page
+  // itself, far less swayed by a loaded machine than the time they take.
+  const cdp = await a.context().newCDPSession(a);
+  await cdp.send('Performance.enable');
+  const busySeconds = async () => (await cdp.send('Performance.getMetrics')).metrics.find((m) => m.name === 'TaskDuration')!.value;
   // Interleaved, so that the profile's growing IndexedDB weighs on every configuration alike.
   for (let run = 0; run < 5; run++) {
     for (const [mode, tabs] of configs) {
@@ -126,21 +132,50 @@ async function pullCost(a: Page, b: Page): Promise<void> {
         });
       }
       await a.evaluate(openReplica, { name, mode });
+      const busyBefore = await busySeconds();
       const { took, end } = await a.evaluate(writePages);
+      const busy = (await busySeconds()) - busyBefore;
       const seenAt = tabs === 2 ? ((await b.evaluate(() => (window as unknown as Record<string, any>).allSeen)) as number) : end;
-      runs.get([mode, tabs].join())!.push({ wrote: took, seenAfter: seenAt - end });
+      runs.get([mode, tabs].join())!.push({ wrote: took, busy: busy * 1000, seenAfter: Math.max(0, seenAt - end) });
       await a.evaluate(closeReplica);
       if (tabs === 2) await b.evaluate(closeReplica);
     }
   }
   console.log("\nTabs: a first sync's writes, 20 pages of 1,000 visits (median of 5 runs, interleaved)");
-  console.log('| multiInstance | tabs | writing tab, ms | ms a page | other tab sees all after, ms |');
+  console.log('| multiInstance | tabs | writing tab, ms (runs) | its main thread busy, ms (runs) | other tab sees all after, ms |');
   console.log('|---|---|---|---|---|');
+  const spread = (values: number[]) => `${median(values).toFixed(0)} (${Math.min(...values).toFixed(0)}-${Math.max(...values).toFixed(0)})`;
   for (const [mode, tabs] of configs) {
     const done = runs.get([mode, tabs].join())!;
-    const wrote = median(done.map((r) => r.wrote));
-    console.log(`| ${mode} | ${tabs} | ${wrote.toFixed(0)} | ${(wrote / 20).toFixed(1)} | ${tabs === 2 ? median(done.map((r) => r.seenAfter)).toFixed(0) : ''} |`);
+    console.log(`| ${mode} | ${tabs} | ${spread(done.map((r) => r.wrote))} | ${spread(done.map((r) => r.busy))} | ${tabs === 2 ? median(done.map((r) => r.seenAfter)).toFixed(0) : ''} |`);
   }
+  await cdp.detach();
+}
+
+/** What passing one page's changes on costs the writing tab alone: a BroadcastChannel's postMessage of an event bulk of 1,000 stored visits (median of 40). */
+async function postCost(page: Page): Promise<void> {
+  const ms = await page.evaluate(() => {
+    const stamp = new Date().toISOString();
+    const bulk = (p: number) => ({
+      id: `bulk-${p}`,
+      events: Array.from({ length: 1000 }, (_, i) => {
+        const id = `v-${p}-${i}`;
+        const documentData = { id, customerId: `c-${i % 300}`, newTechnicianId: `t-${i % 20}`, startTime: stamp, notes: 'Brushed, skimmed, emptied baskets; backwashed the filter.', chemicalReadings: { ph: 7.4, freeChlorine: 2.5, totalAlkalinity: 90 }, photos: [], createdAt: stamp, updatedAt: stamp, startKey: stamp, technicianKey: `t-${i % 20}`, _deleted: false, _attachments: {}, _meta: { lwt: Date.now() }, _rev: '1-abcdefghij' };
+        return { operation: 'INSERT', documentId: id, documentData };
+      }),
+    });
+    const channel = new BroadcastChannel('bench-post-cost');
+    const samples: number[] = [];
+    for (let p = 0; p < 40; p++) {
+      const message = bulk(p);
+      const start = performance.now();
+      channel.postMessage(message);
+      samples.push(performance.now() - start);
+    }
+    channel.close();
+    return samples.sort((x, y) => x - y)[20]!;
+  });
+  console.log(`Tabs: passing on the changes of one page of 1,000 visits (postMessage of the event bulk, alone): ${ms.toFixed(1)} ms (median of 40)`);
 }
 
 /** Writes 20 pages of 1,000 new visits as the puller writes them (in the page). */
