@@ -9,24 +9,23 @@ import { transferStock, useStock } from './actions/stock.js';
 import { addVisitPhoto, recordVisit, updateVisit, type PhotoBytes, type VisitInput } from './actions/visits.js';
 import { badInput } from './errors.js';
 import { collectionByName, COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_COLLECTIONS, type ReplicaDatabase } from './replica/database.js';
-import { Checkpoints } from './replication/checkpoints.js';
 import { Departures, type Departure } from './replication/departures.js';
-import { SyncEngine } from './replication/engine.js';
 import { nextMove, SyncFailure } from './replication/failure.js';
-import { FirstSync } from './replication/first-sync.js';
+import { FirstSync, firstSyncState$ } from './replication/first-sync.js';
+import { Checkpoints } from './replication/checkpoints.js';
 import { probe, type SyncEndpoint } from './replication/http.js';
 import { ConnectionWatch } from './replication/liveness.js';
 import { LocalChanges } from './replication/local-changes.js';
 import { PendingChanges } from './replication/pending-changes.js';
 import { PENDING_CHANGES } from './replica/local-collections.js';
 import { PieceSize } from './replication/piece-size.js';
-import { httpRemote } from './replication/remote.js';
 import { readStored } from './replication/replica-store.js';
+import { startReplicating } from './replication/replicator.js';
+import { SyncControl } from './replication/sync-control.js';
 import { unsyncedSince$ } from './replication/unsynced.js';
 import type { StorageFull } from './replica/storage-full.js';
 import { moveReplicaFromDexie } from './replica/indexeddb/from-dexie.js';
 import { indexedDbStorage } from './replica/indexeddb/storage.js';
-import { LiveStream } from './replication/stream.js';
 import { WriteLock } from './replication/write-lock.js';
 import { wipeSyncedDocuments, type WipeResult } from './replication/wipe.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
@@ -37,6 +36,11 @@ import { PHOTO_QUEUE } from './replica/local-collections.js';
 async function defaultStorage(): Promise<RxStorage<unknown, unknown>> {
   if (typeof indexedDB !== 'undefined') return indexedDbStorage() as RxStorage<unknown, unknown>;
   return getRxStorageMemory() as RxStorage<unknown, unknown>;
+}
+
+/** Whether this JavaScript context can share a replica with others of its browser profile: Web Locks and BroadcastChannel. */
+function tabsCanShare(): boolean {
+  return typeof navigator !== 'undefined' && typeof navigator.locks?.request === 'function' && typeof BroadcastChannel === 'function';
 }
 
 export interface PoolClientOptions {
@@ -70,19 +74,44 @@ export interface PoolClientOptions {
    * as apps from before versions did (shared/sync/README.md, "Versions").
    */
   protocolVersion?: number;
+  /**
+   * Tabs (and workers) of one browser profile that open the same replica share it: one of them
+   * replicates, every one sees every change at once, and when it closes another takes over
+   * (client-sdk/replication/README.md). Default: true with the default storage in a browser that
+   * has Web Locks and BroadcastChannel (every current one); false otherwise (Node, or a storage
+   * of the app's, which may not pass changes between tabs). True where it cannot work throws.
+   */
+  sharedAcrossTabs?: boolean;
 }
 
 export interface PoolClient {
   db: ReplicaDatabase;
   sync: {
+    /**
+     * Starts syncing. Where tabs share the replica (`sharedAcrossTabs`), this tab joins them: it
+     * replicates if no other tab does, and takes over when the one that does closes; meanwhile its
+     * changes go to the shared replica, which the leading tab pushes, and `status$` is the leader's.
+     */
     start(): void;
+    /** Stops syncing here (where tabs share the replica, another started tab takes over). */
     stop(): Promise<void>;
+    /**
+     * True while this client is the one replicating: always once started when alone; where tabs
+     * share the replica, in one tab at a time.
+     */
+    leader$: Observable<boolean>;
     /**
      * Resolves when nothing local is pending (changes pushed and acknowledged, photos uploaded)
      * and the replica has pulled everything the server had when it was called. Waits through
-     * network trouble; `timeoutMs` makes it reject instead.
+     * network trouble; `timeoutMs` makes it reject instead. In a tab that does not lead, the
+     * leader is asked (and the next one, should it close meanwhile).
      */
     awaitInSync(options?: { timeoutMs?: number }): Promise<void>;
+    /**
+     * Where sync stands. Where tabs share the replica, every tab tells the same: the counts, the
+     * first sync's progress and what waits are read from the shared replica, and the state, last
+     * sync and last failure are the leading tab's.
+     */
     status$: Observable<SyncStatus>;
     /**
      * Resolves once the first sync's band is on the device ('today': today's visits and their
@@ -94,17 +123,19 @@ export interface PoolClient {
     /** Local changes the server refused as they are (say, a document too large to sync), kept on the device until changed again. */
     refusedChanges(): Promise<{ collection: string; id: string; reason: string }[]>;
   };
-  /** Documents the server answered with after merging (the replica has adopted them). */
+  /** Documents the server answered with after merging (the replica has adopted them); every tab sharing the replica hears of them. */
   conflicts$: Observable<MergedChange>;
   /**
    * Rows that left this device's scope and are gone from the replica (a visit given to another
-   * technician, a truck to someone else). `changesDelivered`: changes made here were pushed first.
+   * technician, a truck to someone else). `changesDelivered`: changes made on the device were
+   * pushed first. Every tab sharing the replica hears of them.
    */
   departures$: Observable<Departure>;
   /**
    * Writes the device's storage refused for want of space (the browser's quota for the site is
-   * used up), whoever made them: the write failed and nothing of it was kept. Apps must tell the
-   * person (what they entered exists only on screen), as both apps do (their READMEs say how).
+   * used up), whoever made them in this tab (the app, or sync where this tab replicates): the
+   * write failed and nothing of it was kept. Apps must tell the person (what they entered exists
+   * only on screen), as both apps do (their READMEs say how).
    */
   storageFull$: Observable<StorageFull>;
   recordVisit(input: VisitInput): Promise<Service>;
@@ -131,12 +162,14 @@ export interface PoolClient {
    * scope anew. See replication/wipe.ts.
    */
   wipeSyncedData(): Promise<WipeResult>;
-  /** Stops sync, aborts every request in flight and closes the replica. */
+  /** Stops sync (where tabs share the replica, another takes over), aborts every request in flight and closes the replica. */
   close(): Promise<void>;
 }
 
 /**
- * The SDK: an RxDB replica that works offline for days and syncs when it can.
+ * The SDK: an RxDB replica that works offline for days and syncs when it can. In a browser, tabs
+ * that open the same replica share it: one syncs for all, each sees every change at once
+ * (`sharedAcrossTabs`; client-sdk/replication/README.md).
  *
  * @example
  *   const client = await createPoolClient({ baseUrl: 'https://api.example.com', token })
@@ -147,6 +180,9 @@ export interface PoolClient {
  */
 export async function createPoolClient(options: PoolClientOptions): Promise<PoolClient> {
   const collections = COLLECTION_NAMES.filter((c) => (options.collections ?? COLLECTION_NAMES).includes(c));
+  const name = options.name ?? 'pool-replica';
+  const shared = options.sharedAcrossTabs ?? (!options.storage && typeof indexedDB !== 'undefined' && tabsCanShare());
+  if (shared && !tabsCanShare()) throw badInput('sharedAcrossTabs: this context has no Web Locks or BroadcastChannel to share a replica with');
   const closing = new AbortController();
   const watch = new ConnectionWatch(() => probe(endpoint));
   const endpoint: SyncEndpoint = {
@@ -162,18 +198,17 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
   // Bound below, once the pending changes exists: the app's RxDB writes to synced collections go through it.
   let capture: LocalChanges | null = null;
   const storageFull$ = new Subject<StorageFull>();
-  const db = await createReplicaDatabase(
-    options.name ?? 'pool-replica',
-    options.storage ?? (await defaultStorage()),
-    collections,
-    () => (capture ? (...args) => capture!.captured(...args) : null),
-    (full) => storageFull$.next(full),
-  );
-  // A browser's replica kept by an SDK from before this storage brings its unsynced work along.
-  if (!options.storage && typeof indexedDB !== 'undefined') await moveReplicaFromDexie(db);
+  const db = await createReplicaDatabase(name, options.storage ?? (await defaultStorage()), collections, {
+    capture: () => (capture ? (...args) => capture!.captured(...args) : null),
+    onStorageFull: (full) => storageFull$.next(full),
+    multiInstance: shared,
+  });
+  // One lock for every tab of the replica: a follower's edit and the leader's pull take turns.
+  const lock = new WriteLock(shared ? `pool-replica-writes:${name}` : undefined);
+  // A browser's replica kept by an SDK from before this storage brings its unsynced work along (one tab moves it).
+  if (!options.storage && typeof indexedDB !== 'undefined') await lock.run(() => moveReplicaFromDexie(db));
   const tracker = new StatusTracker();
   const pending = new PendingChanges(db.collections[PENDING_CHANGES]);
-  const lock = new WriteLock();
   const collection = (name: string) => {
     const c = collectionByName(db, name);
     if (!c) throw badInput(`${name} is not replicated by this client`);
@@ -193,46 +228,45 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     },
   );
   const departures = new Departures((d) => tracker.departures$.next(d));
-  const firstSync = await FirstSync.open(db, ({ ready, done }) => tracker.update({ ready, firstSyncDone: done }));
-  const checkpoints = new Checkpoints(db);
-  const engine = new SyncEngine(
-    {
-      collection,
-      pending,
-      checkpoints,
-      lock,
-      remote: httpRemote(endpoint),
-      departures,
-      firstSync,
-      pullBatchSize: Math.min(options.pullBatchSize ?? PULL_LIMIT.default, PULL_LIMIT.max),
-      pushBatchSize: Math.min(options.pushBatchSize ?? 200, MAX_PUSH_ROWS),
-      writePieces: new PieceSize(),
-    },
-    { collections, writable: new Set(collections.filter((c) => !READ_ONLY_COLLECTIONS.has(c))), retryMs },
-    {
-      pushed: (name, { rows, answered }) => {
-        tracker.pushed(name, rows.map((r) => r.newDocumentState), answered);
-        departures.pushed(name, rows.map((r) => r.newDocumentState.id));
-        if (name === 'services') uploader.kick();
-      },
-      cycleSucceeded: () => {
-        tracker.succeeded();
-        stream?.retryNow();
-      },
-      failed: (error) => failedWith(error),
-    },
+  const control = new SyncControl(
+    () =>
+      startReplicating({
+        db,
+        collections,
+        writable: new Set(collections.filter((c) => !READ_ONLY_COLLECTIONS.has(c))),
+        endpoint,
+        watch,
+        collection,
+        pending,
+        lock,
+        departures,
+        uploader,
+        tracker,
+        writePieces: new PieceSize(),
+        retryMs,
+        pullBatchSize: Math.min(options.pullBatchSize ?? PULL_LIMIT.default, PULL_LIMIT.max),
+        pushBatchSize: Math.min(options.pushBatchSize ?? 200, MAX_PUSH_ROWS),
+        streamIdleTimeoutMs: options.streamIdleTimeoutMs,
+        failed: (error) => failedWith(error),
+        uploadWhenQueued: shared,
+      }),
+    tracker,
+    shared ? name : null,
   );
-  const changes = new LocalChanges(collection, pending, lock, () => engine.pushSoon());
+  const changes = new LocalChanges(collection, pending, lock, () => control.pushSoon());
   capture = changes;
   const replica: Replica = { db, changes };
+  // What the status reads from the replica, in every tab alike: another tab's writes show too.
+  const firstSync$ = firstSyncState$(db);
+  const { ready, done } = await firstValueFrom(firstSync$);
+  tracker.update({ ready, firstSyncDone: done });
   const counts: Subscription[] = [
+    firstSync$.subscribe((state) => tracker.update({ ready: state.ready, firstSyncDone: state.done })),
     pending.count$().subscribe((n) => tracker.update({ pendingPushes: n })),
     pending.refusedCount$().subscribe((n) => tracker.update({ refusedChanges: n })),
     uploader.pending$.subscribe((n) => tracker.update({ pendingPhotoUploads: n })),
     unsyncedSince$(db.collections[PENDING_CHANGES], db.collections[PHOTO_QUEUE]).subscribe((since) => tracker.update({ unsyncedSince: since })),
   ];
-
-  let stream: LiveStream | null = null;
 
   /**
    * Every failure of sync is shown; a 401 or a 426 also stops it, since no retry can succeed until
@@ -240,57 +274,11 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
    */
   function failedWith(error: unknown): void {
     tracker.failed(error);
-    if (error instanceof SyncFailure && 'stop' in nextMove(error)) void stop(error);
-  }
-
-  /** The platform says the network is back (a browser's `online`): requests on the old one are dead; try everything now. */
-  function networkBack(): void {
-    watch.networkBack();
-    engine.resync();
-    stream?.retryNow();
-    uploader.kick();
-  }
-  const browser = typeof window !== 'undefined' && typeof window.addEventListener === 'function';
-
-  function start(): void {
-    if (stream || closing.signal.aborted) return;
-    tracker.started();
-    stream = new LiveStream(endpoint, {
-      collections,
-      retryMs,
-      idleTimeoutMs: options.streamIdleTimeoutMs,
-      onStatus: (connected, failure) => {
-        tracker.stream(connected);
-        if (failure) failedWith(failure);
-        if (connected) uploader.kick();
-      },
-      onEvent: (event) => (event === 'RESYNC' ? engine.resync() : engine.received(event)),
-    });
-    if (browser) window.addEventListener('online', networkBack);
-    engine.start();
-    stream.start();
-    uploader.start();
-  }
-
-  async function stop(why?: Error): Promise<void> {
-    const open = stream;
-    stream = null;
-    if (browser) window.removeEventListener('online', networkBack);
-    await Promise.all([uploader.stop(), open?.close(), engine.stop(why)]);
-    tracker.stopped();
+    if (error instanceof SyncFailure && 'stop' in nextMove(error)) void control.stop(error);
   }
 
   async function awaitInSync({ timeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
-    if (!stream) throw new Error('sync is not started');
-    const inSync = (async () => {
-      for (;;) {
-        await engine.synced();
-        await uploader.idle();
-        const status = await firstValueFrom(tracker.status$);
-        if ((await pending.count()) === 0 && status.pendingPhotoUploads === 0) return;
-      }
-    })();
-    return withTimeout(inSync, timeoutMs, 'not in sync');
+    return withTimeout(control.awaitInSync(), timeoutMs, 'not in sync');
   }
 
   async function awaitReady(band: PriorityName | 'all', { timeoutMs }: { timeoutMs?: number } = {}): Promise<void> {
@@ -303,11 +291,12 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
   }
 
   async function wipeSyncedData(): Promise<WipeResult> {
-    await stop();
+    await control.stop();
     return lock.run(async () => {
       const wiped = await wipeSyncedDocuments(db, collections);
-      await checkpoints.reset(collections);
-      await firstSync.reset();
+      // Replication reads where it stands from the replica when it starts: from the beginning again, bands first.
+      await new Checkpoints(db).reset(collections);
+      await (await FirstSync.open(db, () => {})).reset();
       return wiped;
     });
   }
@@ -318,7 +307,17 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
 
   return {
     db,
-    sync: { start, stop: () => stop(), awaitInSync, awaitReady, status$: tracker.status$.asObservable(), refusedChanges },
+    sync: {
+      start: () => {
+        if (!closing.signal.aborted) control.start();
+      },
+      stop: () => control.stop(),
+      leader$: control.leader$.asObservable(),
+      awaitInSync,
+      awaitReady,
+      status$: tracker.status$.asObservable(),
+      refusedChanges,
+    },
     conflicts$: tracker.conflicts$.asObservable(),
     departures$: tracker.departures$.asObservable(),
     storageFull$: storageFull$.asObservable(),
@@ -326,7 +325,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     updateVisit: (id, fields) => updateVisit(replica, id, fields),
     addVisitPhoto: async (visitId, bytes, caption) => {
       const id = await addVisitPhoto(replica, visitId, bytes, caption ?? null);
-      uploader.kick();
+      control.kickUploads();
       return id;
     },
     useStock: (itemId, locationId, quantity, visitId) => useStock(replica, itemId, locationId, quantity, visitId ?? null),
@@ -342,7 +341,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     async close() {
       closing.abort(new Error('client closed'));
       watch.close();
-      await stop();
+      await control.close();
       await lock.run(async () => undefined);
       for (const s of counts) s.unsubscribe();
       tracker.close();

@@ -134,6 +134,14 @@ export class StatusTracker {
     this.set({ started: false, streamAlive: false });
   }
 
+  /**
+   * Where tabs share the replica, a tab that does not replicate shows the leader's view of the
+   * network (its state, last sync and last failure), as the leader tells it (replication/tabs.ts).
+   */
+  mirror(leader: Pick<SyncStatus, 'state' | 'online' | 'lastSyncedAt' | 'lastError' | 'errorKind'>): void {
+    this.update(leader);
+  }
+
   /** The live stream came up (true) or went down (false). */
   stream(alive: boolean): void {
     this.set({ streamAlive: alive });

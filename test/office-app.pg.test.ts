@@ -275,6 +275,48 @@ describe.runIf(runs).each(engines.slice(-1))('office app on %s', { timeout: 120_
     await shot(second, 'conflicts');
   });
 
+  it("two tabs of one browser share its replica: one syncs, both show a technician's new visit and each other's edits, and the other tab tells the truth", async () => {
+    const first = await signedIn(office);
+    // A second tab of the same browser, signed in already (the token is kept in the browser).
+    const second = await first.context().newPage();
+    second.on('pageerror', (error) => pageErrors.push(String(error)));
+    await second.goto(`${server.url}/app`);
+    await second.getByRole('heading', { name: 'Dispatch board' }).waitFor();
+    // The tab that does not sync says what the one that does sees.
+    await expect.poll(() => second.getByTestId('connection').textContent(), { timeout: 15_000 }).toBe('Online');
+    await expect.poll(() => second.getByTestId('last-synced').getAttribute('data-first-sync')).toBe('done');
+    await expect.poll(liveStreams, { timeout: 10_000 }).toBe(1);
+
+    // A technician's phone records a visit for today: both boards count it.
+    const count = (page: Page) => page.locator('[data-testid=board-count][data-source=replica]').textContent().then((t) => Number(t!.split(' ')[0]));
+    for (const page of [first, second]) await page.getByRole('button', { name: 'Today' }).click();
+    const before = await count(first);
+    expect(await count(second)).toBe(before);
+    const device = await createPoolClient({ baseUrl: server.url, token: tech.token, name: `two-tabs-phone-${engine}`, retryMs: 100 });
+    try {
+      device.sync.start();
+      await device.sync.awaitInSync({ timeoutMs: 20_000 });
+      await device.recordVisit({ customerId: (await aCustomer()).id, startTime: new Date().toISOString(), notes: 'Recorded while two office tabs were open' });
+      await device.sync.awaitInSync({ timeoutMs: 20_000 });
+    } finally {
+      await device.close();
+    }
+    for (const page of [first, second]) await expect.poll(() => count(page), { timeout: 10_000 }).toBe(before + 1);
+
+    // An edit in either tab shows in the other at once, and reaches the server.
+    const id = await tomorrowsVisit(tech.userId);
+    for (const page of [first, second]) await openVisit(page, id);
+    await second.getByLabel('Flag', { exact: true }).fill('SAVED IN THE SECOND TAB');
+    await second.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => first.getByLabel('Flag', { exact: true }).inputValue(), { timeout: 2_000 }).toBe('SAVED IN THE SECOND TAB');
+    await first.getByLabel('Notes', { exact: true }).fill('Saved in the first tab');
+    await first.getByRole('button', { name: 'Save' }).click();
+    await expect.poll(() => second.getByTestId('visit-notes').textContent(), { timeout: 2_000 }).toBe('Saved in the first tab');
+    await expect.poll(() => serverVisit(id), { timeout: 10_000 }).toMatchObject({ flag: 'SAVED IN THE SECOND TAB', notes: 'Saved in the first tab' });
+    for (const page of [first, second]) await expect.poll(() => page.getByTestId('pending').textContent(), { timeout: 10_000 }).toBe('All changes saved');
+    expect(await liveStreams()).toBe(1);
+  });
+
   it('takes a quote from creation with lines and tax through SENT to ACCEPTED, with a PDF', async () => {
     const page = await signedIn(office);
     const customer = await aCustomer();
@@ -570,6 +612,11 @@ describe.runIf(runs).each(engines.slice(-1))('office app on %s', { timeout: 120_
     const itemId = data.infiniteInventoryItems.edges.find((e: { node: { name: string } }) => e.node.name === item).node.id as string;
     const locationId = data.inventoryLocations.find((l: { name: string }) => l.name === location).id as string;
     return { itemId, locationId };
+  }
+
+  /** Live sync streams open on the server (its metrics). */
+  async function liveStreams(): Promise<number> {
+    return Number(/^pool_live_subscribers (\d+)/m.exec(await (await fetch(`${server.url}/metrics`)).text())?.[1]);
   }
 
   async function serverVisit(id: string) {

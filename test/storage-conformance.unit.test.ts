@@ -13,7 +13,7 @@ import {
   type RxStorageWriteErrorConflict,
 } from 'rxdb';
 import { EXAMPLE_REVISION_1, EXAMPLE_REVISION_2, EXAMPLE_REVISION_3, EXAMPLE_REVISION_4, schemaObjects, schemas } from 'rxdb/plugins/test-utils';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { indexedDbStorage } from '../client-sdk/replica/indexeddb/storage.js';
 import { expectedAnswer, freshNames, keyValueSchema, next, openInstance, planned, STORAGES, storageSchema, stored, type Doc, type Instance } from './support/storage-conformance.js';
 import { QUERY_SCENARIOS } from './support/storage-queries.js';
@@ -429,8 +429,27 @@ describe("what the SDK's storage does not do, it refuses clearly", () => {
     opened.push(instance);
     await expect(instance.getAttachmentData('a', 'b', 'digest')).rejects.toThrow(/attachments are not supported/);
   });
+});
 
-  it('instances shared between browser tabs (multiInstance): it tells no other tab of a write', async () => {
-    await expect(openInstance(indexedDbStorage(), keyValueSchema(), freshNames(), true)).rejects.toThrow(/multiInstance/);
+describe("the SDK's storage in two tabs (RxDB's multiInstance)", () => {
+  it("each tab's instance of a collection is told of the other's writes, and reads them", async () => {
+    // The other tab: the storage's modules loaded afresh (page-wide change streams of its own, as a
+    // page has), on the same IndexedDB; the tabs' BroadcastChannel is Node's.
+    vi.resetModules();
+    const otherTab = (await import('../client-sdk/replica/indexeddb/storage.js')).indexedDbStorage;
+    const names = freshNames();
+    const a = await openInstance(indexedDbStorage(), keyValueSchema(), names, true);
+    const b = await openInstance(otherTab(), keyValueSchema(), names, true);
+    opened.push(a, b);
+    const toldB: string[] = [];
+    const toldA: string[] = [];
+    b.changeStream().subscribe((bulk) => toldB.push(...bulk.events.map((e) => `${e.operation} ${e.documentId}`)));
+    a.changeStream().subscribe((bulk) => toldA.push(...bulk.events.map((e) => `${e.operation} ${e.documentId}`)));
+    await a.bulkWrite([{ document: stored({ key: 'a', value: 'in tab a' }) }], CONTEXT);
+    await expect.poll(() => toldB).toEqual(['INSERT a']);
+    await b.bulkWrite([{ document: stored({ key: 'b', value: 'in tab b' }) }], CONTEXT);
+    await expect.poll(() => toldA).toEqual(['INSERT a', 'INSERT b']);
+    for (const instance of [a, b]) expect((await instance.findDocumentsById(['a', 'b'], false)).map((d) => d.value)).toEqual(['in tab a', 'in tab b']);
+    expect(toldB).toEqual(['INSERT a', 'INSERT b']);
   });
 });

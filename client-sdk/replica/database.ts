@@ -69,16 +69,24 @@ addRxPlugin(RxDBLocalDocumentsPlugin);
 // A replica opened by a newer SDK migrates its local collections (the pending changes) in place.
 addRxPlugin(RxDBMigrationSchemaPlugin);
 
-/**
- * Opens the replica. With `capture`, every write the app makes to a synced collection through RxDB
- * goes to it first (replica/capture.ts), so it syncs like the SDK's actions' writes.
- */
+export interface ReplicaOptions {
+  /** Every write the app makes to a synced collection through RxDB goes to it first (replica/capture.ts), so it syncs like the SDK's actions' writes. */
+  capture?: () => WriteCapture | null;
+  /** Told of every write refused for want of space, whoever made it. */
+  onStorageFull?: (full: StorageFull) => void;
+  /**
+   * Other tabs (JavaScript realms) open the same replica: RxDB's multiInstance, so each one's
+   * queries see the others' writes (the storage must pass them on, as replica/indexeddb/ does).
+   */
+  multiInstance?: boolean;
+}
+
+/** Opens the replica. */
 export async function createReplicaDatabase(
   name: string,
   storage: RxStorage<unknown, unknown>,
   collections: readonly string[] = COLLECTION_NAMES,
-  capture?: () => WriteCapture | null,
-  onStorageFull?: (full: StorageFull) => void,
+  { capture, onStorageFull, multiInstance = false }: ReplicaOptions = {},
 ): Promise<ReplicaDatabase> {
   const unknown = collections.filter((c) => !isCollectionName(c));
   if (unknown.length) throw new Error(`Unknown collections: ${unknown.join(', ')}`);
@@ -91,7 +99,7 @@ export async function createReplicaDatabase(
     name,
     // Keys below capture: whatever is written, by whom, carries its replica keys.
     storage: capture ? capturingStorage(keyedStorage(reporting), new Set(collections), capture) : keyedStorage(reporting),
-    multiInstance: false,
+    multiInstance,
     closeDuplicates: true,
     allowSlowCount: true,
     localDocuments: true,

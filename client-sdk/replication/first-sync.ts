@@ -1,3 +1,4 @@
+import { map, type Observable } from 'rxjs';
 import { PRIORITY_BANDS, type HeldBand, type PriorityName } from '../../shared/index.js';
 import type { ReplicaDatabase } from '../replica/database.js';
 
@@ -17,6 +18,14 @@ export interface FirstSyncState {
 }
 
 const KEY = 'first-sync';
+
+/**
+ * The first sync's progress as the replica holds it, now and whenever it changes, whichever tab
+ * of a shared replica moved it (replication/README.md).
+ */
+export function firstSyncState$(db: ReplicaDatabase): Observable<Pick<FirstSyncState, 'ready' | 'done'>> {
+  return db.getLocal$<FirstSyncState>(KEY).pipe(map((doc) => ({ ready: doc ? [...doc.get('ready')] : [], done: doc ? doc.get('done') : false })));
+}
 
 export class FirstSync {
   private state: FirstSyncState = { ready: [], done: false };

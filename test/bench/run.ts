@@ -16,6 +16,7 @@ import { benchRouteFirst } from './route-first.js';
 import { benchTechnicianApp } from './technician-app.js';
 import { benchDocuments } from './documents.js';
 import { benchStorage } from './storage.js';
+import { benchTabs } from './tabs.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -62,7 +63,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|tech|route|company|docs|chemistry|json|storage runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|tech|route|company|docs|chemistry|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 // The engine needs no store: it runs first, in a few seconds.
 if (!only || only === 'chemistry') await benchChemistry();
@@ -95,4 +96,6 @@ if (!only || only === 'company') await (onPg ? benchCompanyOffice('postgres', po
 if (!only || only === 'docs') await benchDocuments();
 // The replica's storage beside RxDB's Dexie storage, in the browser (no server).
 if (!only || only === 'storage') await benchStorage();
+// Tabs sharing one replica in the browser (no large store).
+if (!only || only === 'tabs') await benchTabs();
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

@@ -3,8 +3,8 @@ import { Subject } from 'rxjs';
 /**
  * The change stream of each IndexedDB database open in this page, shared by every storage instance
  * of it: a write through one is told to all, as RxDB's memory storage does (the SDK opens each
- * collection once, but RxDB and its plugins are free to open one twice). Other pages are not told:
- * the storage refuses RxDB's multiInstance.
+ * collection once, but RxDB and its plugins are free to open one twice). Other pages (tabs) are
+ * told only with RxDB's multiInstance, over a BroadcastChannel (storage.ts).
  */
 const streams = new Map<string, { subject: Subject<unknown>; users: number }>();
 

@@ -1,4 +1,4 @@
-import { ensureRxStorageInstanceParamsAreCorrect, RXDB_VERSION, type RxStorage, type RxStorageInstanceCreationParams } from 'rxdb';
+import { addRxStorageMultiInstanceSupport, ensureRxStorageInstanceParamsAreCorrect, RXDB_VERSION, type RxStorage, type RxStorageInstanceCreationParams } from 'rxdb';
 import { DOCS, IndexedDbInstance, type IndexedDbInternals } from './instance.js';
 import { recordShapeOf } from './records.js';
 import { deleteDatabase, openDatabase } from './requests.js';
@@ -13,24 +13,29 @@ import { deleteDatabase, openDatabase } from './requests.js';
  */
 export function indexedDbStorage(): RxStorage<IndexedDbInternals, Record<string, never>> {
   return {
-    name: 'pool-indexeddb',
+    name: STORAGE_NAME,
     rxdbVersion: RXDB_VERSION,
     async createStorageInstance<T>(params: RxStorageInstanceCreationParams<T, Record<string, never>>) {
       ensureRxStorageInstanceParamsAreCorrect(params);
       if (params.schema.attachments) throw new Error(`IndexedDB storage: ${params.collectionName} has attachments, which it does not keep`);
-      // RxDB's multiInstance asks the storage to tell every tab of a write; this one tells the
-      // instances of its own page only (changes.ts). The replica is opened with multiInstance off.
-      if (params.multiInstance) throw new Error(`IndexedDB storage: ${params.databaseName} asks for multiInstance, which it does not do (it tells no other tab of a write); open the database with multiInstance: false`);
       const shape = recordShapeOf(params.schema as never);
       const databaseName = `${prefixOf(params.databaseName)}${params.collectionName}:${params.schema.version}`;
       const db = await openDatabase(databaseName, (created) => {
         const store = created.createObjectStore(DOCS, { keyPath: shape.primaryPath });
         for (const [name, fields] of shape.indexes) store.createIndex(name, fields.length === 1 ? fields[0]! : fields);
       });
-      return new IndexedDbInstance<T>(params.databaseName, params.collectionName, params.schema, { db, databaseName, shape });
+      const instance = new IndexedDbInstance<T>(params.databaseName, params.collectionName, params.schema, { db, databaseName, shape });
+      // A write is told to the instances of this page (changes.ts). With RxDB's multiInstance (tabs
+      // sharing the replica, replication/README.md), it also goes to the other tabs' instances over
+      // a BroadcastChannel, and theirs come in here: their queries, counts and caches see every
+      // tab's writes. Without multiInstance, this does nothing.
+      addRxStorageMultiInstanceSupport(STORAGE_NAME, params, instance);
+      return instance;
     },
   };
 }
+
+const STORAGE_NAME = 'pool-indexeddb';
 
 // The storage's own version in the name: a later way of keeping records opens new databases.
 const prefixOf = (replica: string) => `pool-replica-v1:${replica}:`;
