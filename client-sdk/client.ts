@@ -11,7 +11,8 @@ import { badInput } from './errors.js';
 import { collectionByName, COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_COLLECTIONS, type ReplicaDatabase } from './replica/database.js';
 import { Departures, type Departure } from './replication/departures.js';
 import { nextMove, SyncFailure } from './replication/failure.js';
-import { firstSyncState$ } from './replication/first-sync.js';
+import { FirstSync, firstSyncState$ } from './replication/first-sync.js';
+import { Checkpoints } from './replication/checkpoints.js';
 import { probe, type SyncEndpoint } from './replication/http.js';
 import { ConnectionWatch } from './replication/liveness.js';
 import { LocalChanges } from './replication/local-changes.js';
@@ -26,6 +27,7 @@ import type { StorageFull } from './replica/storage-full.js';
 import { moveReplicaFromDexie } from './replica/indexeddb/from-dexie.js';
 import { indexedDbStorage } from './replica/indexeddb/storage.js';
 import { WriteLock } from './replication/write-lock.js';
+import { wipeSyncedDocuments, type WipeResult } from './replication/wipe.js';
 import { StatusTracker, type MergedChange, type SyncStatus } from './status.js';
 import { DEFAULT_UPLOAD_STALL_MS, PhotoUploader } from './uploads/photo-queue.js';
 import { PHOTO_QUEUE } from './replica/local-collections.js';
@@ -150,6 +152,16 @@ export interface PoolClient {
   patch<C extends CollectionName>(collection: C, id: string, fields: Partial<DocumentOf<C>>): Promise<DocumentOf<C>>;
   /** Deletes a document of a writable collection (the tombstone replicates). */
   remove(collection: CollectionName, id: string): Promise<void>;
+  /**
+   * Deletes what the replica holds of the organization, keeping only this device's work not yet
+   * synced: the pending changes (with their bases) and the documents they change, and the queued
+   * photos and the documents they belong to. What an app does once `status.state` is `signed-out`
+   * (a token revoked or expired): a lost phone keeps nothing of the customers. Sync stops first;
+   * the checkpoints and the first sync start over, so a client signed in again on this replica
+   * pushes the kept work (each change once: the server keeps receipts of change ids) and pulls its
+   * scope anew. See replication/wipe.ts.
+   */
+  wipeSyncedData(): Promise<WipeResult>;
   /** Stops sync (where tabs share the replica, another takes over), aborts every request in flight and closes the replica. */
   close(): Promise<void>;
 }
@@ -278,6 +290,17 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     return changes.update(name, id, `patch ${name}`, () => fields);
   }
 
+  async function wipeSyncedData(): Promise<WipeResult> {
+    await control.stop();
+    return lock.run(async () => {
+      const wiped = await wipeSyncedDocuments(db, collections);
+      // Replication reads where it stands from the replica when it starts: from the beginning again, bands first.
+      await new Checkpoints(db).reset(collections);
+      await (await FirstSync.open(db, () => {})).reset();
+      return wiped;
+    });
+  }
+
   async function refusedChanges() {
     return (await pending.refused()).map((e) => ({ collection: e.collectionName, id: e.docId, reason: e.refused ?? '' }));
   }
@@ -314,6 +337,7 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     remove: async (name, id) => {
       await changes.remove(name, id, `remove ${name}`);
     },
+    wipeSyncedData,
     async close() {
       closing.abort(new Error('client closed'));
       watch.close();

@@ -6,6 +6,7 @@ export type { SyncStatus, SyncState, MergedChange } from './status.js';
 export type { FailureKind } from './replication/failure.js';
 export type { Departure } from './replication/departures.js';
 export type { StorageFull } from './replica/storage-full.js';
+export type { WipeResult } from './replication/wipe.js';
 export { PoolClientError } from './errors.js';
 export type { VisitInput, PhotoBytes } from './actions/visits.js';
 export type { QuoteInput } from './actions/quotes.js';

@@ -62,6 +62,12 @@ export interface SyncStatus {
   /** Its kind (see client-sdk/replication/failure.ts), or null. */
   errorKind: FailureKind | null;
   /**
+   * Once `signed-out`: why the server refused the token, as it said (`revoked`: the office revoked
+   * this device; `expired`: unused longer than the server allows; `unknown`: never issued), so the
+   * app can tell the person. Null otherwise. See `client.wipeSyncedData()` for what an app does next.
+   */
+  signedOutReason: string | null;
+  /**
    * The first sync's priority bands on the device (shared/sync/priorities.ts), in order: 'today'
    * once today's visits and their customers are here, 'week' once this week's are. Kept across
    * restarts; every band once `firstSyncDone`.
@@ -107,6 +113,7 @@ export class StatusTracker {
     lastSyncedAt: null,
     lastError: null,
     errorKind: null,
+    signedOutReason: null,
     ready: [],
     firstSyncDone: false,
   });
@@ -120,7 +127,7 @@ export class StatusTracker {
   }
 
   started(): void {
-    this.set({ started: true, streamAlive: false, failedSinceStart: false, blocked: null });
+    this.set({ started: true, streamAlive: false, failedSinceStart: false, blocked: null }, { signedOutReason: null });
   }
 
   stopped(): void {
@@ -147,7 +154,8 @@ export class StatusTracker {
   failed(error: unknown): void {
     const kind = error instanceof SyncFailure ? error.kind : null;
     const blocked = kind === 'signed-out' || kind === 'update-required' || kind === 'rate-limited' ? kind : this.condition.blocked;
-    this.set({ failedSinceStart: true, blocked }, { lastError: error instanceof Error ? error.message : String(error), errorKind: kind });
+    const signedOut = kind === 'signed-out' ? { signedOutReason: (error as SyncFailure).details.reason ?? 'unknown' } : {};
+    this.set({ failedSinceStart: true, blocked }, { lastError: error instanceof Error ? error.message : String(error), errorKind: kind, ...signedOut });
   }
 
   private set(condition: Partial<Condition>, patch: Partial<SyncStatus> = {}): void {

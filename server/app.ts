@@ -1,6 +1,7 @@
 import express, { type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import type { Config, FilesConfig, HttpConfig } from './config.js';
+import type { AuthConfig, Config, FilesConfig, HttpConfig } from './config.js';
+import type { AuthPolicy } from './operations/auth-policy.js';
 import type { BlobStore } from './storage/blobs.js';
 import { storeAnswers, type Database } from './storage/db.js';
 import { graphqlHandler } from './transports/graphql/handler.js';
@@ -13,7 +14,7 @@ import { graphqlErrors, notFoundRoute, restErrors, sendGraphQLError } from './tr
 import { frontPageRoutes } from './transports/http/front-page.js';
 import { officeAppRoutes } from './transports/http/office-app.js';
 import { protocolVersionGate } from './transports/http/protocol-version.js';
-import { technicianAppRoutes } from './transports/http/technician-app.js';
+import { technicianAppRoutes, technicianAppSignInLink } from './transports/http/technician-app.js';
 import type { AppBundleDirs } from './transports/http/bundles.js';
 import { securityHeaders } from './transports/http/security-headers.js';
 import { createMetrics, metricsRoute, type Metrics } from './transports/http/metrics.js';
@@ -32,6 +33,7 @@ import { quotePdfRoute } from './transports/rest/quote-pdfs.js';
 import { reportRoutes } from './transports/rest/reports.js';
 import { syncRoutes } from './transports/sync/routes.js';
 import { bulkRoutes } from './transports/rest/bulk.js';
+import { phoneSignInRoute } from './transports/rest/phone-sign-in.js';
 import type { LiveFanout } from './operations/sync/live-fanout.js';
 
 export interface AppDeps {
@@ -43,9 +45,12 @@ export interface AppDeps {
     http: HttpConfig;
     files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'>;
     sync: { heartbeatMs: number; bodyLimitBytes: number; minProtocolVersion: number };
+    auth: AuthConfig;
   };
   /** Where the apps' built bundles are (default server/dist/...); tests serve other builds. */
   bundles?: AppBundleDirs;
+  /** The time tokens and sign-in codes are judged by (default the system clock; tests move it). */
+  clock?: () => Date;
   /** Live fan-out of changes to sync streams (started by the caller). */
   feed: LiveFanout;
   /** Called when a bulk operation was queued (the worker looks for work at once). */
@@ -67,13 +72,14 @@ export interface Lifecycle {
  *   const { app } = createApp({ db, config, logger })
  *   app.listen(0, '127.0.0.1')
  */
-export function createApp({ db, blobs, links, config, feed, bulkStarted, logger, bundles = {} }: AppDeps): { app: Express; lifecycle: Lifecycle } {
+export function createApp({ db, blobs, links, config, feed, bulkStarted, logger, bundles = {}, clock }: AppDeps): { app: Express; lifecycle: Lifecycle } {
   const app = express();
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
   const throttle = authThrottle(db, { failuresPerWindow: config.http.authFailuresPerMinute, windowSeconds: config.http.authFailureWindowSeconds });
   const tokens = liveTokens(db);
-  const authenticate = authenticateRequests({ db, blobs, gate: throttle.gate('api token', { mayBeValid: (req) => tokens.mayBeLive(req.get('authorization')) }) });
+  const policy: AuthPolicy = { ...config.auth, now: clock ?? (() => new Date()) };
+  const authenticate = authenticateRequests({ db, blobs, policy, gate: throttle.gate('api token', { mayBeValid: (req) => tokens.mayBeLive(req.get('authorization')) }) });
   const auth = inSequence(authenticate, budgets.api);
   const sync = syncRoutes(inSequence(authenticate, budgets.sync), {
     feed,
@@ -95,8 +101,9 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger,
   app.use(technicianAppRoutes(bundles.technician));
   // After the apps' own files (an app too old to sync must still load its update), before the API.
   app.use(protocolVersionGate(config.sync.minProtocolVersion));
-  app.use(graphqlRouter({ auth, links, config, metrics, bulkStarted, logger }));
+  app.use(graphqlRouter({ auth, policy, links, config, metrics, bulkStarted, logger }));
   app.use(adminRouter(db, config.platformAdminToken, config.bodyLimitBytes, throttle.gate('platform admin token')));
+  app.use(phoneSignInRoute(db, policy, throttle.gate('phone sign-in code')));
   app.use(downloadRoute(blobs, links));
   app.use(quotePdfRoute(db, blobs, links));
   app.use(reportRoutes(db, blobs));
@@ -136,12 +143,13 @@ function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
 }
 
 /** POST (and GET) /graphql, with GraphQL-shaped errors for what fails before GraphQL runs. */
-function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 'logger'> & { auth: RequestHandler; metrics: Metrics }): express.Router {
-  const { auth, links, config, metrics, bulkStarted, logger } = deps;
+function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 'logger'> & { auth: RequestHandler; policy: AuthPolicy; metrics: Metrics }): express.Router {
+  const { auth, policy, links, config, metrics, bulkStarted, logger } = deps;
   const router = express.Router();
   const fileUrls = (req: express.Request) => ({
     file: (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl)),
     quotePdf: (pdf: GeneratedPdfRef) => links.quotePdfUrl(pdf, baseUrlOf(req, config.files.publicUrl)),
+    phoneSignIn: (code: string) => technicianAppSignInLink(baseUrlOf(req, config.files.publicUrl), code),
   });
   router.all(
     '/graphql',
@@ -155,6 +163,7 @@ function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 
       logger,
       fileUrls,
       limits: { maxDepth: config.http.graphqlMaxDepth, maxCost: config.http.graphqlMaxCost },
+      auth: policy,
       onOperation: metrics.graphqlOperation,
       ...(bulkStarted ? { bulkStarted } : {}),
     }),

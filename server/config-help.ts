@@ -115,6 +115,13 @@ export const SETTING_HELP: Readonly<Record<SettingName, SettingHelp>> = {
     meaning:
       'New failed authentications (an unknown token, a wrong `METRICS_TOKEN` or platform token) one client address may make in a minute; past that, that address gets `429 RATE_LIMITED` with `Retry-After` for any credential that cannot be valid, before any lookup, until the minute is over, while a token that may be valid is still checked and served (`0`: unlimited). Counted in the store, so by every process. See [server/transports/http/README.md](transports/http/README.md)',
   },
+  TOKEN_IDLE_DAYS: {
+    meaning:
+      'Days a TECHNICIAN or OFFICE token may go unused before it stops working (`401` with reason `expired`; the app then keeps only its unsynced work); ADMIN and API tokens do not expire. See [operations/README-auth.md](operations/README-auth.md)',
+  },
+  PHONE_SIGN_IN_CODE_MINUTES: {
+    meaning: "Minutes a phone sign-in code (the office's QR code) works, once; at most 60. See [operations/README-auth.md](operations/README-auth.md)",
+  },
   TRUST_PROXY: {
     meaning:
       "Whose `X-Forwarded-For` to believe for the client's address (logs, per-address limits) and `X-Forwarded-Proto` (file links): `false` (nobody's), a number of proxy hops, or a comma list of proxy addresses and subnets (`10.0.0.5`, `10.0.0.0/8`) and the names `loopback`, `linklocal`, `uniquelocal`. The default believes a proxy on this machine; `true` believes anyone, which lets any client pick its own address. See [Behind a proxy](#behind-a-proxy)",

@@ -66,6 +66,8 @@ const EnvSchema = z.object({
   GRAPHQL_MAX_DEPTH: z.coerce.number().int().min(2).max(100).default(12),
   GRAPHQL_MAX_COST: z.coerce.number().int().min(1).default(10_000),
   AUTH_FAILURES_PER_MINUTE: z.coerce.number().int().min(0).default(60),
+  TOKEN_IDLE_DAYS: z.coerce.number().int().min(1).max(3650).default(30),
+  PHONE_SIGN_IN_CODE_MINUTES: z.coerce.number().int().min(1).max(60).default(10),
   TRUST_PROXY: z.string().default('loopback').transform((v, ctx) => trustProxyOf(v, ctx)),
 });
 
@@ -189,6 +191,19 @@ export interface Config {
   bulk: BulkConfig;
   reports: ReportsConfig;
   http: HttpConfig;
+  auth: AuthConfig;
+}
+
+/** How long credentials last (see server/operations/README-auth.md). */
+export interface AuthConfig {
+  /**
+   * Days a TECHNICIAN or OFFICE token may go unused (`last_used_at`, else its creation) before it
+   * stops working, answered 401 with reason `expired` (TOKEN_IDLE_DAYS, default 30). ADMIN and API
+   * tokens do not expire by disuse.
+   */
+  tokenIdleDays: number;
+  /** Minutes a phone sign-in code works, once (PHONE_SIGN_IN_CODE_MINUTES, default 10, at most 60). */
+  signInCodeMinutes: number;
 }
 
 /** Visit reports (sent by the worker of every process that runs the bulk worker). */
@@ -318,6 +333,10 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       graphqlMaxCost: e.GRAPHQL_MAX_COST,
       authFailuresPerMinute: e.AUTH_FAILURES_PER_MINUTE,
       trustProxy: e.TRUST_PROXY,
+    },
+    auth: {
+      tokenIdleDays: e.TOKEN_IDLE_DAYS,
+      signInCodeMinutes: e.PHONE_SIGN_IN_CODE_MINUTES,
     },
     files: {
       s3: s3Config(e),

@@ -33,8 +33,8 @@ export class AppError extends Error {
 
 /** Shorthands, so call sites read as what went wrong. */
 export const errors = {
-  unauthenticated: (message = 'A valid Authorization: Bearer <token> header is required') =>
-    new AppError('UNAUTHENTICATED', message),
+  unauthenticated: (message = 'A valid Authorization: Bearer <token> header is required', details?: Record<string, unknown>) =>
+    new AppError('UNAUTHENTICATED', message, details),
   forbidden: (message: string) => new AppError('FORBIDDEN', message),
   notFound: (what: string, id: string) => new AppError('NOT_FOUND', `${what} ${id} was not found`),
   badInput: (message: string, details?: Record<string, unknown>) =>
@@ -47,6 +47,16 @@ export const errors = {
   versionNotSupported: (message: string, versions: { clientVersion: number; minVersion: number; currentVersion: number }) =>
     new AppError('VERSION_NOT_SUPPORTED', message, versions),
 };
+
+/**
+ * Why a credential that was presented is refused: the `reason` detail of an UNAUTHENTICATED error
+ * (`{"error": {"code": "UNAUTHENTICATED", "message", "reason"}}`; GraphQL: in `extensions`), so a
+ * device can tell the person which it was. A bearer token: `unknown` (never issued, or mistyped),
+ * `revoked` (the office revoked it), `expired` (unused longer than the server allows). A phone
+ * sign-in code: `code-unknown`, `code-used` (it works once), `code-expired`.
+ */
+export const REFUSAL_REASONS = ['unknown', 'revoked', 'expired', 'code-unknown', 'code-used', 'code-expired'] as const;
+export type RefusalReason = (typeof REFUSAL_REASONS)[number];
 
 export function isAppError(error: unknown): error is AppError {
   return error instanceof AppError;

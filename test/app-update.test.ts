@@ -8,6 +8,7 @@ import { buildTechnicianApp } from '../server/build-technician-app.js';
 import { provisionOrganization } from '../server/operations/organization.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { openTestStore, type TestStore } from './support/engines.js';
+import { signInCodeFor } from './support/phones.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { PROTOCOL_VERSION_HEADER, SYNC_PROTOCOL_VERSION } from '../shared/index.js';
 
@@ -37,7 +38,7 @@ describe.runIf(runs)('an app update across a server upgrade', { timeout: 120_000
   let desk: BrowserContext;
   let folder: string;
   let admin: string;
-  let techToken: string;
+  let technicianId: string;
   let visitId: string;
   const builds = { oldTech: '', newTech: '', newOffice: '' };
   const pageErrors: string[] = [];
@@ -57,7 +58,7 @@ describe.runIf(runs)('an app update across a server upgrade', { timeout: 120_000
     const org = await provisionOrganization(store.db, { name: 'Upgrade Pools' });
     admin = org.token;
     const tech = await tokenFor(server, admin, 'TECHNICIAN');
-    techToken = tech.token;
+    technicianId = tech.apiToken.userId;
     const gql = caller(server, admin);
     const customerId = ok(await gql('mutation { createCustomer(input: {firstName: "Dana", lastName: "Shore"}) { id } }')).createCustomer.id;
     const later = new Date();
@@ -95,7 +96,7 @@ describe.runIf(runs)('an app update across a server upgrade', { timeout: 120_000
 
     const page = await phone.newPage();
     page.on('pageerror', (error) => pageErrors.push(String(error)));
-    await page.goto(`${server.url}/tech/#token=${techToken}`);
+    await page.goto((await signInCodeFor(server, admin, technicianId)).link);
     await page.getByRole('heading', { name: /^Today, / }).waitFor();
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 20_000 }).toBe('Online');
     await expect.poll(() => page.evaluate(() => Boolean(navigator.serviceWorker.controller)), { timeout: 20_000 }).toBe(true);

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { provisionOrganization } from '../server/operations/organization.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { openTestStore, type TestStore } from './support/engines.js';
+import { signInCodeFor } from './support/phones.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
@@ -22,16 +23,17 @@ describe.runIf(runs)('device storage in the technician app', { timeout: 120_000 
   let server: TestServer;
   let proxy: FaultProxy;
   let browser: Browser;
-  let technicianToken: string;
+  let admin: string;
+  let technicianId: string;
   let visitId: string;
   const contexts: BrowserContext[] = [];
 
   beforeAll(async () => {
     store = await openTestStore('pglite');
     server = await startTestServer(store.db, { heartbeatMs: 300, http: { rateLimitPerMinute: 0 } });
-    const { token: admin } = await provisionOrganization(store.db, { name: 'Storage Pools' });
+    ({ token: admin } = await provisionOrganization(store.db, { name: 'Storage Pools' }));
     const technician = await tokenFor(server, admin, 'TECHNICIAN');
-    technicianToken = technician.token;
+    technicianId = technician.apiToken.userId;
     const api = caller(server, admin);
     const customerId = ok(await api('mutation { createCustomer(input: {lastName: "Full", firstName: "Phil"}) { id } }')).createCustomer.id;
     const start = new Date(Date.now() + 60_000).toISOString();
@@ -57,7 +59,8 @@ describe.runIf(runs)('device storage in the technician app', { timeout: 120_000 
     contexts.push(context);
     if (init) await context.addInitScript(init);
     const page = await context.newPage();
-    await page.goto(`${proxy.url}/tech/#token=${technicianToken}`);
+    const { code } = await signInCodeFor(server, admin, technicianId);
+    await page.goto(`${proxy.url}/tech/#code=${code}`);
     await page.getByRole('heading', { name: /^Today, / }).waitFor({ timeout: 60_000 });
     await page.locator(`.route a[data-visit-id="${visitId}"]`).waitFor({ timeout: 60_000 });
     return page;

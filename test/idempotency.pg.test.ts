@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { doOnce, pruneIdempotencyKeys } from '../server/operations/idempotency.js';
 import { authenticate } from '../server/operations/auth.js';
+import { loadConfig } from '../server/config.js';
 import { sampleFiles } from './fixtures/files.js';
 import { ok } from './support/api.js';
 import { engines, openTestStore, type TestStore } from './support/engines.js';
@@ -114,7 +115,7 @@ describe.each(engines)('Idempotency-Key on %s', (engine) => {
 
   it('a retry while the first still runs waits for it; past the wait it is told to retry, never run twice', async () => {
     const { org, token } = await newOrganization(store.db, 'Slow Pools');
-    const ctx = { db: store.db, blobs: server.blobs, viewer: await authenticate(store.db, `Bearer ${token}`) };
+    const ctx = { db: store.db, blobs: server.blobs, viewer: await authenticate(store.db, `Bearer ${token}`, { ...loadConfig({}).auth, now: () => new Date() }) };
     let release!: () => void;
     const held = new Promise<void>((resolve) => (release = resolve));
     let runs = 0;

@@ -8,6 +8,8 @@ import { provisionOrganization } from '../server/operations/organization.js';
 import { sampleFiles } from './fixtures/files.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { engines, openTestStore, type TestStore } from './support/engines.js';
+import { redeemCode } from './support/phones.js';
+import { qrTextOf } from './support/qr.js';
 import { startTestServer, type TestServer } from './support/server.js';
 import { switchableFetch } from './support/switchable-fetch.js';
 
@@ -541,6 +543,33 @@ describe.runIf(runs).each(engines.slice(-1))('office app on %s', { timeout: 120_
     await signIn.getByLabel('API token', { exact: true }).fill(token);
     await signIn.getByRole('button', { name: 'Sign in' }).click();
     await expect.poll(() => signIn.getByRole('alert').textContent()).toContain('revoked');
+  });
+
+  it("signs a technician's phone in by a one-time code: the QR code holds the technician app's link with the code, and no lasting token is shown or sent", async () => {
+    // The office (an OFFICE user, not only an ADMIN) at Settings, Phones.
+    const page = await signedIn(office);
+    const tokensSent: string[] = [];
+    page.on('response', async (response) => {
+      const body = await response.text().catch(() => '');
+      if (/pst_/.test(body)) tokensSent.push(response.url());
+    });
+    await page.getByRole('link', { name: 'Settings' }).click();
+    await page.getByRole('button', { name: "Sign in TECHNICIAN user's phone" }).click();
+    const qr = page.getByRole('img', { name: "QR code that signs TECHNICIAN user's phone in to the technician app" });
+    const code = (await page.getByTestId('phone-code').textContent())!;
+    expect(code).toMatch(/^[A-Z]{5}-[A-Z]{5}$/);
+    // What a phone's camera reads: the technician app's link with the code in its fragment.
+    expect(await qrTextOf(qr)).toBe(`${server.url}/tech/#code=${code}`);
+    expect(await page.getByTestId('phone-link').textContent()).toBe(`${server.url}/tech/#code=${code}`);
+    expect(await page.content()).not.toContain('pst_');
+    expect(tokensSent).toEqual([]);
+    await shot(page, 'phones');
+
+    // The phone trades it once for a token of its own; a photo of the screen is worth nothing after.
+    const phone = await redeemCode(server, { code, deviceName: 'Pixel 8' });
+    expect(phone.status).toBe(201);
+    expect(ok(await caller(server, phone.body.token)('{ viewer { user { id } } }')).viewer.user.id).toBe(tech.userId);
+    expect((await redeemCode(server, { code })).body.error).toMatchObject({ code: 'UNAUTHENTICATED', reason: 'code-used' });
   });
 
   it('first loads at most 300 KB of compressed JavaScript, cached for a year, and labels every control', async () => {

@@ -9,6 +9,7 @@ import { sampleFiles, uploadFile } from './fixtures/files.js';
 import { caller, ok } from './support/api.js';
 import { ROOT, finished } from './support/child.js';
 import { openTestStore, type TestStore } from './support/engines.js';
+import { signInCodeFor } from './support/phones.js';
 import { startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -149,11 +150,11 @@ describe('security headers', () => {
     it('the technician app signs in by its link, installs its service worker, and shows a photo taken offline, then uploaded', async () => {
       const { users } = ok(await caller(server, admin)('{ users(role: TECHNICIAN) { id name } }'));
       const sam = users.find((u: { name: string }) => u.name === 'Sam Carter').id;
-      const { token } = ok(await caller(server, admin)('mutation($u: ID) { createApiToken(input: {name: "Phone", role: TECHNICIAN, userId: $u}) { token } }', { u: sam })).createApiToken;
+      const { link } = await signInCodeFor(server, admin, sam);
       const visit = ok(await caller(server, admin)('mutation($t: ID, $at: DateTime) { createService(input: {newTechnicianId: $t, startTime: $at, notes: "Photo here"}) { id } }', { t: sam, at: new Date(Date.now() + 3_600_000).toISOString() })).createService.id;
       const context = await browser.newContext({ viewport: { width: 390, height: 844 }, isMobile: true, hasTouch: true });
       const page = await watched(await context.newPage());
-      await page.goto(`${server.url}/tech/#token=${token}`);
+      await page.goto(link);
       await page.getByRole('heading', { name: /^Today, / }).waitFor({ timeout: 45_000 });
       expect(await page.evaluate(() => navigator.serviceWorker.ready.then((r) => r.active?.scriptURL))).toBe(`${server.url}/tech/sw.js`);
       expect(await page.evaluate(() => fetch(document.querySelector<HTMLLinkElement>('link[rel=manifest]')!.href).then((r) => r.status))).toBe(200);

@@ -6,7 +6,9 @@ import { chromium, type Browser, type BrowserContext, type Page } from 'playwrig
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addDemoData } from '../server/demo-data.js';
 import { provisionOrganization } from '../server/operations/organization.js';
+import { COLLECTION_NAMES } from '../client-sdk/index.js';
 import { caller, ok } from './support/api.js';
+import { signInCodeFor } from './support/phones.js';
 import { openTestStore, type TestStore } from './support/engines.js';
 import { startFaultProxy, type FaultProxy } from './support/fault-proxy.js';
 import { startTestServer, type TestServer } from './support/server.js';
@@ -14,7 +16,7 @@ import { startTestServer, type TestServer } from './support/server.js';
 /**
  * The technician app (client-sdk/technician-app/, served at /tech/) in Debian's Chromium at a
  * phone's viewport, against a real server, as a technician's day goes: signed in through the QR
- * link the office shows, then the network is cut (a proxy in front of the server black-holes every
+ * link the office shows (a one-time code, traded for the phone's own token), then the network is cut (a proxy in front of the server black-holes every
  * connection: the page loses the server, not only the browser's offline flag), the app is reloaded
  * and the browser closed and reopened on the same profile, a whole visit recorded offline, and the
  * network given back. The steps share one phone and run in order. Screenshots of each screen go to
@@ -116,7 +118,9 @@ describe.runIf(runs)('technician app', { timeout: 120_000 }, () => {
     await qr.waitFor();
     expect(await qr.evaluate((img: HTMLImageElement) => img.decode().then(() => img.naturalWidth))).toBeGreaterThan(100);
     link = (await desk.getByTestId('phone-link').textContent())!;
-    expect(link).toMatch(new RegExp(`^${proxy.url}/tech/#token=pst_`));
+    // A code that works once, for minutes: never the phone's token.
+    expect(link).toBe(`${proxy.url}/tech/#code=${await desk.getByTestId('phone-code').textContent()}`);
+    expect(await desk.locator('body').innerText()).not.toContain('pst_');
     await shot(desk, 'office-phones');
     await office.close();
 
@@ -140,7 +144,8 @@ describe.runIf(runs)('technician app', { timeout: 120_000 }, () => {
     release();
     await page.getByTestId('history-arriving').waitFor({ state: 'detached', timeout: 60_000 });
     await page.unrouteAll();
-    expect(page.url()).not.toContain('token=');
+    expect(page.url()).not.toContain('code=');
+    expect(page.url()).not.toContain('pst_');
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 15_000 }).toBe('Online');
     // The phone's first sync completes (the item catalog, the truck) before the network goes: the
     // route shows first, and a loaded machine may take a while for the rest.
@@ -317,27 +322,109 @@ describe.runIf(runs)('technician app', { timeout: 120_000 }, () => {
       for (const screen of ['today', `visit/${encodeURIComponent(recorded.visitId)}`, 'truck', 'sync', `quote/${encodeURIComponent(recorded.customerId)}`, `customer/${encodeURIComponent(recorded.customerId)}`]) {
         await page.goto(`${proxy.url}/tech/#/${screen}`);
         await page.locator('main h1').first().waitFor();
-        const problems = await page.evaluate(() => {
-          const found: string[] = [];
-          for (const el of Array.from(document.querySelectorAll<HTMLElement>('button, a[href], input, select, textarea'))) {
-            const box = el.getBoundingClientRect();
-            if (box.width === 0 && box.height === 0) continue; // not shown
-            const control = el.matches('input[type=file]') ? el.parentElement! : el;
-            const named = el.getAttribute('aria-label') || (el as HTMLInputElement).labels?.length || el.textContent?.trim();
-            if (!named) found.push(`unnamed ${el.outerHTML.slice(0, 80)}`);
-            const target = control.getBoundingClientRect();
-            if (target.height < 44 || target.width < 44) found.push(`small (${Math.round(target.width)}x${Math.round(target.height)}) ${el.outerHTML.slice(0, 80)}`);
-          }
-          if (document.documentElement.scrollWidth > window.innerWidth) found.push(`page is ${document.documentElement.scrollWidth} px wide`);
-          return found;
-        });
-        expect(problems, `${screen} at ${width} px`).toEqual([]);
+        expect(await controlProblems(page), `${screen} at ${width} px`).toEqual([]);
         if (width === 390) await shot(page, `screen-${screen.split('/')[0]}`);
       }
     }
     await page.setViewportSize(PHONE.viewport);
   });
+
+  it('revoked by the office, the phone deletes what it holds of the company at its next contact but the changes not yet sent, which reach the server once after a new code', async () => {
+    const page = phone!.pages()[0]!;
+    const visitId = recorded.visitId;
+    const levelOnServer = async () =>
+      (await gql('query($id: ID!) { inventoryItem(selector: {id: $id}) { stockLevels { locationId quantity } } }', { id: recorded.itemId })).inventoryItem.stockLevels.find((l: { locationId: string }) => l.locationId === recorded.truckId).quantity as number;
+    const levelBefore = await levelOnServer();
+    const { infiniteCustomers } = await gql('{ infiniteCustomers(first: 100) { edges { node { pool { gateCode } } } } }');
+    const gateCodes = infiniteCustomers.edges.map((e: { node: { pool: { gateCode: string | null } | null } }) => e.node.pool?.gateCode).filter(Boolean) as string[];
+    const held = await replicaInIndexedDb(page, COLLECTION_NAMES);
+    expect(held.counts.customers).toBeGreaterThan(0);
+    expect(gateCodes.some((gate) => held.text.includes(gate))).toBe(true);
+
+    // No signal: a note on the visit of the day, and a chemical booked from the truck.
+    proxy.setMode('black-hole');
+    await page.goto(`${proxy.url}/tech/#/visit/${encodeURIComponent(visitId)}`);
+    await page.getByLabel('Notes').fill('Gate code changed: ask the owner');
+    await page.getByRole('button', { name: 'Save', exact: true }).click();
+    await page.getByText('Saved on this phone.').waitFor();
+    await page.getByLabel('Chemical', { exact: true }).selectOption(recorded.itemId);
+    await page.getByLabel('Quantity', { exact: true }).fill('1');
+    await page.getByRole('button', { name: /^Book from / }).click();
+    await expect.poll(() => page.locator('.used li').count()).toBeGreaterThan(0);
+
+    // The phone is lost: the office revokes its token, and the phone's next contact signs it out.
+    const { apiTokens } = await gql('{ apiTokens { id name revokedAt } }');
+    const token = apiTokens.find((t: { name: string; revokedAt: string | null }) => t.name.startsWith(`${TECHNICIAN}'s phone`) && !t.revokedAt);
+    await gql('mutation($id: ID!) { revokeApiToken(id: $id) { id } }', { id: token.id });
+    proxy.setMode('pass');
+    const notice = page.getByTestId('signed-out');
+    await notice.waitFor({ timeout: 30_000 });
+    expect(await notice.textContent()).toMatch(/^The office signed this phone out\. The customers and routes it held have been deleted from it\. Work not yet sent \(2 changes\) stays on this phone/);
+    expect(await page.evaluate(() => localStorage.getItem('pool-tech-token'))).toBeNull();
+    const left = await replicaInIndexedDb(page, COLLECTION_NAMES);
+    expect(Object.fromEntries(Object.entries(left.counts).filter(([, n]) => n > 0))).toEqual({ services: 1, stockMovements: 1 });
+    for (const gate of gateCodes) expect(left.text).not.toContain(gate);
+    expect(await controlProblems(page)).toEqual([]);
+    await shot(page, 'signed-out');
+
+    // A new code from the office, typed: the same phone signs in, its kept work goes up once, and its route comes back.
+    const { code } = await signInCodeFor(server, admin, technicianId);
+    await page.getByLabel('Sign-in code').fill(code.toLowerCase());
+    await page.getByRole('button', { name: 'Sign in' }).click();
+    await page.getByRole('heading', { name: /^Today, / }).waitFor();
+    await expect.poll(() => shownVisitIds(page), { timeout: 30_000 }).toEqual(await todaysVisitIds());
+    const notes = async () => (await gql('query($ids: [ID!]) { infiniteServices(first: 1, selector: {filters: {id: {in: $ids}}}) { edges { node { notes } } } }', { ids: [visitId] })).infiniteServices.edges[0].node.notes;
+    await expect.poll(notes, { timeout: 30_000 }).toBe('Gate code changed: ask the owner');
+    await page.goto(`${proxy.url}/tech/#/sync`);
+    await page.getByTestId('nothing-waiting').waitFor({ timeout: 30_000 });
+    expect(await levelOnServer()).toBe(levelBefore - 1);
+    expect(pageErrors).toEqual([]);
+  });
 });
+
+/** Controls without an accessible name or smaller than a 44 px touch target, and a page wider than the screen. */
+function controlProblems(page: Page): Promise<string[]> {
+  return page.evaluate(() => {
+    const found: string[] = [];
+    for (const el of Array.from(document.querySelectorAll<HTMLElement>('button, a[href], input, select, textarea'))) {
+      const box = el.getBoundingClientRect();
+      if (box.width === 0 && box.height === 0) continue; // not shown
+      const control = el.matches('input[type=file]') ? el.parentElement! : el;
+      const named = el.getAttribute('aria-label') || (el as HTMLInputElement).labels?.length || el.textContent?.trim();
+      if (!named) found.push(`unnamed ${el.outerHTML.slice(0, 80)}`);
+      const target = control.getBoundingClientRect();
+      if (target.height < 44 || target.width < 44) found.push(`small (${Math.round(target.width)}x${Math.round(target.height)}) ${el.outerHTML.slice(0, 80)}`);
+    }
+    if (document.documentElement.scrollWidth > window.innerWidth) found.push(`page is ${document.documentElement.scrollWidth} px wide`);
+    return found;
+  });
+}
+
+/** How many records each synced collection of the phone's replica holds in IndexedDB (tombstones included), and every record as text. */
+async function replicaInIndexedDb(page: Page, collections: readonly string[]): Promise<{ counts: Record<string, number>; text: string }> {
+  return page.evaluate(async (names) => {
+    const counts: Record<string, number> = {};
+    let text = '';
+    for (const { name } of await indexedDB.databases()) {
+      const collection = name?.startsWith('pool-replica-v1:tech-') ? name.split(':').at(-2)! : null;
+      if (!collection || !names.includes(collection)) continue;
+      const db = await new Promise<IDBDatabase>((resolve, reject) => {
+        const open = indexedDB.open(name!);
+        open.onsuccess = () => resolve(open.result);
+        open.onerror = () => reject(open.error);
+      });
+      const records = await new Promise<unknown[]>((resolve, reject) => {
+        const all = db.transaction('docs', 'readonly').objectStore('docs').getAll();
+        all.onsuccess = () => resolve(all.result);
+        all.onerror = () => reject(all.error);
+      });
+      db.close();
+      counts[collection] = (counts[collection] ?? 0) + records.length;
+      text += JSON.stringify(records);
+    }
+    return { counts, text };
+  }, collections);
+}
 
 /** A camera-like photo: a real PNG the phone has to decode and scale down (drawn by Chromium itself). */
 async function cameraPhoto(page: Page, name: string, width: number, height: number) {

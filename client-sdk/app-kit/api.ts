@@ -36,9 +36,10 @@ interface ErrorBody {
 /** A call's deadline, its answer included (an upload's grows with its size, as the SDK's do). */
 const TIMEOUT_MS = 30_000;
 
-export function createApi(baseUrl: string, token: string): Api {
+/** Calls with the token, or without any (`null`: the one unauthenticated call, a phone trading its sign-in code). */
+export function createApi(baseUrl: string, token: string | null): Api {
   // The sync protocol version too: a server that no longer syncs with this app says so here as well.
-  const headers = { authorization: `Bearer ${token}`, ...protocolHeaders() };
+  const headers: Record<string, string> = { ...(token === null ? {} : { authorization: `Bearer ${token}` }), ...protocolHeaders() };
   async function send<T>(path: string, init: RequestInit, bodyBytes = 0): Promise<T> {
     // Its own AbortController and timer (call.ts): a deadline no garbage collection can take away.
     const call = new Call({}, path, TIMEOUT_MS);

@@ -1,12 +1,17 @@
+import { filter, firstValueFrom } from 'rxjs';
 import type { Role } from '../../shared/index.js';
-import { createPoolClient, type PoolClient } from '../index.js';
+import { createPoolClient, type PoolClient, type WipeResult } from '../index.js';
 import { ApiError, createApi, type Api } from './api.js';
 import { ViewerDocument, type ViewerQuery } from './graphql/operations.generated.js';
 
 /**
- * Signing in, for both apps: a token kept in this browser (localStorage), checked against the
- * server, and the SDK client (an IndexedDB replica named per app, organization and user) opened
- * with it. Who the token belongs to is remembered too, so the app opens offline on its replica.
+ * Signing in and out, for both apps: a token kept in this browser (localStorage), checked against
+ * the server, and the SDK client (an IndexedDB replica named per app, organization and user) opened
+ * with it. Who the token belongs to is remembered too, so the app opens offline on its replica. A
+ * phone gets its token by trading the office's one-time code (`signInWithCode`). Signed out, by the
+ * person or by the server (a token revoked or expired, `whenSignedOut`), the replica keeps nothing
+ * of the organization but the work not yet synced (client.wipeSyncedData), which goes up when the
+ * same person signs in again on this browser (the same replica).
  */
 export type Viewer = ViewerQuery['viewer'];
 
@@ -70,6 +75,51 @@ export async function openSession(kind: SessionKind, token: string): Promise<Ses
   return { token, viewer, api, client };
 }
 
+/**
+ * Trades the office's one-time sign-in code for a token of this device's own (POST /phone-sign-in)
+ * and opens the session with it. The token is kept in this browser only: it is never shown, never
+ * in an address. A wrong, used or expired code is refused in the server's words.
+ */
+export async function signInWithCode(kind: SessionKind, code: string, deviceName: string): Promise<Session> {
+  const { token } = await createApi(location.origin, null).rest<{ token: string }>('POST', '/phone-sign-in', { code, deviceName });
+  return openSession(kind, token);
+}
+
+/** Why the server signed this device out (`revoked`, `expired`, `unknown`) and the unsynced work kept on it. */
+export interface SignedOut {
+  reason: string;
+  kept: { changes: number; photos: number };
+}
+
+/**
+ * Resolves once the server refuses the session's token (the SDK's `signed-out`, at the device's
+ * next contact), after the replica has deleted what it held of the organization but the work not
+ * yet synced, and the session is closed and forgotten: the app then shows its sign-in screen and
+ * says why. Null when the session was closed first (the person signed out).
+ */
+export async function whenSignedOut(kind: SessionKind, session: Session): Promise<SignedOut | null> {
+  const status = await firstValueFrom(session.client.sync.status$.pipe(filter((s) => s.state === 'signed-out')), { defaultValue: null });
+  if (!status) return null;
+  const wiped = await end(kind, session);
+  return { reason: status.signedOutReason ?? 'unknown', kept: { changes: wiped.pendingChanges, photos: wiped.photos } };
+}
+
+const endings = new WeakMap<Session, Promise<WipeResult>>();
+
+/** Forgets the token, wipes the replica but the unsynced work, and closes it: once, whoever asks first (the server or the person). */
+function end(kind: SessionKind, session: Session): Promise<WipeResult> {
+  let ending = endings.get(session);
+  if (!ending) {
+    forget(kind);
+    ending = session.client.wipeSyncedData().then(async (wiped) => {
+      await session.client.close();
+      return wiped;
+    });
+    endings.set(session, ending);
+  }
+  return ending;
+}
+
 async function whoIs(kind: SessionKind, api: Api): Promise<Viewer> {
   try {
     return (await api.graphql(ViewerDocument)).viewer;
@@ -92,9 +142,9 @@ function remember(kind: SessionKind, token: string, viewer: Viewer): void {
   localStorage.setItem(viewerKey(kind), JSON.stringify({ token, viewer }));
 }
 
+/** The person signs out: the browser forgets the token and the replica keeps only the work not yet synced. */
 export async function closeSession(kind: SessionKind, session: Session): Promise<void> {
-  forget(kind);
-  await session.client.close();
+  await end(kind, session);
 }
 
 function forget(kind: SessionKind): void {

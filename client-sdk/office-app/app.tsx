@@ -17,7 +17,7 @@ import { QuotesScreen } from './screens/quotes.js';
 import { SettingsScreen } from './screens/settings.js';
 import { SignInScreen } from './screens/sign-in.js';
 import { VisitScreen } from './screens/visit.js';
-import { closeSession, openSession, storedToken, type Session } from './session.js';
+import { closeSession, openSession, storedToken, whenSignedOut, type Session } from './session.js';
 
 /** The sections of the app, in the order of the navigation bar. */
 const SECTIONS = [
@@ -48,6 +48,23 @@ export function App() {
     const token = storedToken();
     if (token) void signIn(token).finally(() => setRestoring(false));
   }, []);
+
+  // Signed out by the server (the token revoked or expired): the replica has kept only the changes
+  // not yet synced; back to the sign-in screen, saying why.
+  useEffect(() => {
+    if (!session) return;
+    let current = true;
+    void whenSignedOut(session).then((out) => {
+      if (!current || !out) return;
+      setSession(null);
+      const why = out.reason === 'revoked' ? 'This token was revoked' : out.reason === 'expired' ? 'This token expired, unused for too long' : 'The server no longer knows this token';
+      const kept = out.kept.changes + out.kept.photos;
+      setSignInError(`${why}: signed out, and the organization's data was deleted from this browser${kept ? `, but for ${kept} change${kept === 1 ? '' : 's'} not yet sent, which go to the server when you sign in again` : ''}. Sign in with a valid token.`);
+    });
+    return () => {
+      current = false;
+    };
+  }, [session]);
 
   if (restoring && !session) return <p className="loading">Opening the replica…</p>;
   if (!session) return <SignInScreen onSignIn={signIn} error={signInError} />;

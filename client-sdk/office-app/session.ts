@@ -1,6 +1,6 @@
 import { OFFICE_ROLES } from '../../shared/index.js';
 import { askTodayEarly } from './board/board-data.js';
-import { closeSession as close, openSession as open, storedToken as stored, type Session, type SessionKind } from '../app-kit/session.js';
+import { closeSession as close, openSession as open, storedToken as stored, whenSignedOut as signedOut, type Session, type SessionKind } from '../app-kit/session.js';
 
 /** The office app's sign-in (app-kit/session.ts): ADMIN, OFFICE and API tokens. */
 const OFFICE: SessionKind = {
@@ -15,3 +15,4 @@ export type { Session, Viewer } from '../app-kit/session.js';
 export const storedToken = () => stored(OFFICE);
 export const openSession = (token: string) => open(OFFICE, token);
 export const closeSession = (session: Session) => close(OFFICE, session);
+export const whenSignedOut = (session: Session) => signedOut(OFFICE, session);

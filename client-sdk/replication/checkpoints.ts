@@ -18,6 +18,14 @@ export class Checkpoints {
     return seq;
   }
 
+  /** Every collection back to the start of its feed: the next pull brings the whole scope again. */
+  async reset(collections: readonly string[]): Promise<void> {
+    for (const collection of collections) {
+      await this.db.upsertLocal(key(collection), { seq: 0 });
+      this.cache.set(collection, 0);
+    }
+  }
+
   async set(collection: string, seq: number): Promise<void> {
     if (this.cache.get(collection) === seq) return;
     await this.db.upsertLocal(key(collection), { seq });

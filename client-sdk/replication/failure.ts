@@ -27,6 +27,8 @@ export class SyncFailure extends Error {
       status?: number;
       /** The server's error code, e.g. PAYLOAD_TOO_LARGE. */
       code?: string;
+      /** signed-out: why the server refused the token (shared/errors.ts, REFUSAL_REASONS: revoked, expired, unknown). */
+      reason?: string;
       /** rate-limited: how long the server asked to wait. */
       retryAfterMs?: number;
       /** network: the request was abandoned because a newer one got through (its connection is dead). */
@@ -45,10 +47,10 @@ const DEFAULT_RETRY_AFTER_MS = 5_000;
 
 /** A non-2xx answer: its status decides the kind; its body (`{error: {code, message}}`) the words. */
 export function failureOfAnswer(what: string, status: number, headers: Headers, text: string): SyncFailure {
-  const { code, message } = errorBodyOf(text);
+  const { code, message, reason } = errorBodyOf(text);
   const said = `${what}: ${message ?? `HTTP ${status}`}`;
   const details = { status, ...(code ? { code } : {}) };
-  if (status === 401) return new SyncFailure('signed-out', said, details);
+  if (status === 401) return new SyncFailure('signed-out', said, { ...details, ...(reason ? { reason } : {}) });
   if (status === 426) return new SyncFailure('update-required', said, { ...details, ...versionsOf(text) });
   if (status === 429) return new SyncFailure('rate-limited', said, { ...details, retryAfterMs: retryAfterMs(headers.get('retry-after')) });
   if (status >= 500) return new SyncFailure('server', said, details);
@@ -80,12 +82,13 @@ function versionsOf(text: string): { versions?: ProtocolVersionRefusal } {
   }
 }
 
-function errorBodyOf(text: string): { code?: string; message?: string } {
+function errorBodyOf(text: string): { code?: string; message?: string; reason?: string } {
   try {
-    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown } };
+    const body = JSON.parse(text) as { error?: { code?: unknown; message?: unknown; reason?: unknown } };
     const code = typeof body.error?.code === 'string' ? body.error.code : undefined;
     const message = typeof body.error?.message === 'string' ? body.error.message : undefined;
-    return { code, message };
+    const reason = typeof body.error?.reason === 'string' ? body.error.reason : undefined;
+    return { code, message, reason };
   } catch {
     return {};
   }

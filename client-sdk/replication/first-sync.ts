@@ -73,6 +73,11 @@ export class FirstSync {
     await this.save({ ready: PRIORITY_BANDS.map((b) => b.name), done: true });
   }
 
+  /** Nothing is on the device any more (its synced documents were wiped): the next sync is a first sync again, bands first. */
+  async reset(): Promise<void> {
+    await this.save({ ready: [], done: false });
+  }
+
   private async save(state: FirstSyncState): Promise<void> {
     await this.db.upsertLocal(KEY, state);
     this.state = state;

@@ -8,7 +8,7 @@ import type { MergedChange, SyncStatus } from '../status.js';
  * the first sync's progress reach every tab through the replica (RxDB's multiInstance).
  */
 /** The part of the status only the replicating tab knows. */
-export type LeaderStatus = Pick<SyncStatus, 'state' | 'online' | 'lastSyncedAt' | 'lastError' | 'errorKind'>;
+export type LeaderStatus = Pick<SyncStatus, 'state' | 'online' | 'lastSyncedAt' | 'lastError' | 'errorKind' | 'signedOutReason'>;
 
 export type TabMessage =
   /** A tab began to replicate: ask it what was asked of the tab before. */

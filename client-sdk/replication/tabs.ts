@@ -77,7 +77,7 @@ export class Tabs {
   private leading(replicating: Replicating): void {
     this.replicating = replicating;
     const status$ = this.tracker.status$.pipe(
-      map(({ state, online, lastSyncedAt, lastError, errorKind }): LeaderStatus => ({ state, online, lastSyncedAt, lastError, errorKind })),
+      map(({ state, online, lastSyncedAt, lastError, errorKind, signedOutReason }): LeaderStatus => ({ state, online, lastSyncedAt, lastError, errorKind, signedOutReason })),
       distinctUntilChanged((a, b) => JSON.stringify(a) === JSON.stringify(b)),
     );
     this.telling = merge(
@@ -138,6 +138,6 @@ export class Tabs {
 }
 
 function leaderStatusOf(tracker: StatusTracker): LeaderStatus {
-  const { state, online, lastSyncedAt, lastError, errorKind } = tracker.status$.value;
-  return { state, online, lastSyncedAt, lastError, errorKind };
+  const { state, online, lastSyncedAt, lastError, errorKind, signedOutReason } = tracker.status$.value;
+  return { state, online, lastSyncedAt, lastError, errorKind, signedOutReason };
 }

@@ -10,7 +10,7 @@ import { SyncScreen } from './screens/sync.js';
 import { TodayScreen } from './screens/today.js';
 import { TruckScreen } from './screens/truck.js';
 import { VisitScreen } from './screens/visit.js';
-import { closeSession, openSession, tokenToUse, type Session } from './session.js';
+import { closeSession, codeFromAddress, openSession, signedOutMessage, signInWithCode, storedToken, whenSignedOut, type Session } from './session.js';
 import { SyncBadge } from './components/sync-badge.js';
 import { useAppUpdate } from '../app-kit/app-update.js';
 import { UpdateNotice } from '../app-kit/components/update-notice.js';
@@ -24,18 +24,58 @@ const TABS = [
   ['sync', 'Sync'],
 ] as const;
 
+/** What the app is opening: a code from the office (in the address or typed), or the token this phone kept. */
+type Opening = { code: string } | { token: string } | null;
+
+function openingAtStart(): Opening {
+  const code = codeFromAddress();
+  if (code) return { code };
+  const token = storedToken();
+  return token ? { token } : null;
+}
+
 export function App() {
   const [session, setSession] = useState<Session | null>(null);
-  const [opening, setOpening] = useState(() => tokenToUse());
+  const [opening, setOpening] = useState<Opening>(openingAtStart);
   const [error, setError] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(null);
 
   useEffect(() => {
     if (!opening) return;
-    openSession(opening).then(setSession, (e: Error) => setError(e.message)).finally(() => setOpening(null));
+    setError(null);
+    const open = 'code' in opening ? signInWithCode(opening.code) : openSession(opening.token);
+    open.then(
+      (opened) => {
+        setNotice(null);
+        setSession(opened);
+      },
+      (e: Error) => setError(e.message),
+    ).finally(() => setOpening(null));
   }, [opening]);
 
+  // Signed out by the server (revoked, expired) at the phone's next contact: the replica has kept
+  // only the work not yet synced; back to the sign-in screen, saying why.
+  useEffect(() => {
+    if (!session) return;
+    let current = true;
+    void whenSignedOut(session).then((out) => {
+      if (!current || !out) return;
+      setSession(null);
+      setNotice(signedOutMessage(out));
+    });
+    return () => {
+      current = false;
+    };
+  }, [session]);
+
+  /** A code typed on the sign-in screen: the route opens on today, as from the QR code. */
+  function signInTyped(code: string): void {
+    history.replaceState(null, '', `${location.pathname}${location.search}#/today`);
+    setOpening({ code });
+  }
+
   if (opening) return <p className="loading">Opening your route…</p>;
-  if (!session) return <SignInScreen error={error} onSignIn={(token) => setOpening(token)} />;
+  if (!session) return <SignInScreen error={error} notice={notice} onSignIn={signInTyped} />;
   const signOut = async () => {
     await closeSession(session);
     setSession(null);

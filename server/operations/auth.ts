@@ -3,17 +3,19 @@ import { z } from 'zod';
 import { errors, ROLES, type Role } from '../../shared/index.js';
 import type { Database, Queryable } from '../storage/db.js';
 import {
-  findLiveToken,
-  findLiveTokenByHash,
   findToken,
+  findTokenOwner,
+  findTokenOwnerByHash,
   insertToken,
   listTokens,
   listUsers,
   revokeToken,
   touchToken,
   users,
+  type TokenOwner,
   type TokenWithRole,
 } from '../storage/tokens.js';
+import { idleExpiryOf, type AuthPolicy } from './auth-policy.js';
 import { OFFICE_ROLES, requireRole, type OperationContext, type Viewer } from './context.js';
 import { newId } from './ids.js';
 import { parseInput } from './input.js';
@@ -57,20 +59,33 @@ export function bearerTokenOf(header: string | undefined): string | null {
   return match ? match[1]! : null;
 }
 
-/** Resolves a bearer token to its viewer, or throws UNAUTHENTICATED. */
-export async function authenticate(db: Database, authorization: string | undefined): Promise<Viewer> {
+/**
+ * Resolves a bearer token to its viewer, or throws UNAUTHENTICATED with the reason (shared/errors.ts,
+ * REFUSAL_REASONS): `unknown`, `revoked`, or `expired` (unused longer than the policy allows).
+ */
+export async function authenticate(db: Database, authorization: string | undefined, policy: AuthPolicy): Promise<Viewer> {
   const token = bearerTokenOf(authorization);
   if (!token) throw errors.unauthenticated();
-  const lookup = tokenLookup(token);
-  const owner =
-    lookup === null ? null : lookup === 'any organization' ? await findLiveTokenByHash(db, hashToken(token)) : await findLiveToken(db, lookup.orgId, hashToken(token));
-  if (!owner) throw errors.unauthenticated('The bearer token is unknown or has been revoked');
-  if (isStale(owner.lastUsedAt)) void touchToken(db, owner.orgId, owner.tokenId).catch(() => {});
+  const owner = await ownerOfToken(db, token);
+  if (!owner) throw errors.unauthenticated('The bearer token is unknown', { reason: 'unknown' });
+  if (owner.revokedAt) throw errors.unauthenticated('The bearer token has been revoked', { reason: 'revoked' });
+  const now = policy.now();
+  const expiry = idleExpiryOf(owner, policy);
+  if (expiry && expiry <= now) {
+    throw errors.unauthenticated(`The bearer token went unused for more than ${policy.tokenIdleDays} days and has expired (TOKEN_IDLE_DAYS)`, { reason: 'expired' });
+  }
+  if (isStale(owner.lastUsedAt, now)) void touchToken(db, owner.orgId, owner.tokenId, now).catch(() => {});
   return { userId: owner.userId, orgId: owner.orgId, role: owner.role, tokenId: owner.tokenId };
 }
 
-function isStale(lastUsedAt: string | null): boolean {
-  return lastUsedAt === null || Date.now() - Date.parse(lastUsedAt) > 60_000;
+function ownerOfToken(db: Database, token: string): Promise<TokenOwner | null> | null {
+  const lookup = tokenLookup(token);
+  if (lookup === null) return null;
+  return lookup === 'any organization' ? findTokenOwnerByHash(db, hashToken(token)) : findTokenOwner(db, lookup.orgId, hashToken(token));
+}
+
+function isStale(lastUsedAt: string | null, now: Date): boolean {
+  return lastUsedAt === null || now.getTime() - Date.parse(lastUsedAt) > 60_000;
 }
 
 export interface IssuedToken {
@@ -81,7 +96,7 @@ export interface IssuedToken {
 const CreateTokenInput = z.strictObject({
   name: z.string().trim().min(1, 'must not be empty').max(200),
   role: z.enum(ROLES),
-  /** A token for this existing user (a technician's new phone) instead of a new user; the role must be theirs. */
+  /** A further token for this existing user instead of a new user; the role must be theirs. */
   userId: z.string().min(1).max(200).nullish(),
 });
 
@@ -95,15 +110,18 @@ export async function issueToken(
   return tokenForUser(tx, orgId, input.name, user.id);
 }
 
-/** A new token (named `name`) for the user, inside an open transaction. */
-async function tokenForUser(tx: Queryable, orgId: string, name: string, userId: string): Promise<IssuedToken> {
+/**
+ * A new token (named `name`) for the user, inside an open transaction; `made` gives its id and
+ * the time it is made at (the auth policy's clock), when the caller has them.
+ */
+export async function tokenForUser(tx: Queryable, orgId: string, name: string, userId: string, made: { id?: string; at?: Date } = {}): Promise<IssuedToken> {
   const token = generateToken(orgId);
-  const id = newId();
-  await insertToken(tx, orgId, { id, name, userId, tokenHash: hashToken(token) });
+  const id = made.id ?? newId();
+  await insertToken(tx, orgId, { id, name, userId, tokenHash: hashToken(token), ...(made.at ? { createdAt: made.at } : {}) });
   return { token, apiToken: (await findToken(tx, orgId, id))! };
 }
 
-/** A further token for an existing user of the organization (their new phone), inside an open transaction. */
+/** A further token for an existing user of the organization, inside an open transaction. */
 async function issueTokenFor(tx: Queryable, orgId: string, input: { name: string; role: Role; userId: string }): Promise<IssuedToken> {
   const user = await users.findById(tx, orgId, input.userId);
   if (!user) throw errors.notFound('User', input.userId);
@@ -113,8 +131,9 @@ async function issueTokenFor(tx: Queryable, orgId: string, input: { name: string
 
 /**
  * ADMIN only. The token is returned here and never again. Without `userId` the token is a new user
- * with the role; with one, another token of that user (the office handing a technician's phone
- * its sign-in as a QR code).
+ * with the role; with one, another token of that user (a device an integration manages). A
+ * technician's phone signs in by a one-time code instead (sign-in-codes.ts), so its token is never
+ * on a screen.
  */
 export async function createApiToken(ctx: OperationContext, rawInput: unknown): Promise<IssuedToken> {
   requireRole(ctx.viewer, ['ADMIN'], 'create API tokens');

@@ -5,50 +5,58 @@ import { recordTable } from './records.js';
 export const users = recordTable(userResource);
 export const apiTokens = recordTable(apiTokenResource);
 
-/** What a bearer token resolves to. */
+/** What a bearer token resolves to, revoked or not (the caller says which refusal it is). */
 export interface TokenOwner {
   tokenId: string;
   userId: string;
   orgId: string;
   role: Role;
+  /** ISO times, as both drivers read them (types.ts). */
+  createdAt: string;
   lastUsedAt: string | null;
+  revokedAt: string | null;
 }
 
-const TOKEN_OWNER = `select t.id as "tokenId", t.user_id as "userId", t.org_id as "orgId", u.role, t.last_used_at as "lastUsedAt"
+const TOKEN_OWNER = `select t.id as "tokenId", t.user_id as "userId", t.org_id as "orgId", u.role,
+    t.created_at as "createdAt", t.last_used_at as "lastUsedAt", t.revoked_at as "revokedAt"
   from api_tokens t join users u on u.org_id = t.org_id and u.id = t.user_id`;
 
-/** The live token of this organization with this hash: one organization's rows, one shard on a distributed store. */
-export async function findLiveToken(q: Queryable, orgId: string, tokenHash: string): Promise<TokenOwner | null> {
-  const { rows } = await q.query<TokenOwner>(`${TOKEN_OWNER} where t.org_id = $1 and t.token_hash = $2 and t.revoked_at is null`, [orgId, tokenHash]);
+/** The token of this organization with this hash: one organization's rows, one shard on a distributed store. */
+export async function findTokenOwner(q: Queryable, orgId: string, tokenHash: string): Promise<TokenOwner | null> {
+  const { rows } = await q.query<TokenOwner>(`${TOKEN_OWNER} where t.org_id = $1 and t.token_hash = $2`, [orgId, tokenHash]);
   return rows[0] ?? null;
 }
 
 /**
- * The live token with this hash in any organization: for tokens issued before they carried their
+ * The token with this hash in any organization: for tokens issued before they carried their
  * organization. Not routable on a distributed store (every shard is asked); see server/README.md, Beyond one database server.
  */
-export async function findLiveTokenByHash(q: Queryable, tokenHash: string): Promise<TokenOwner | null> {
-  const { rows } = await q.query<TokenOwner>(`${TOKEN_OWNER} where t.token_hash = $1 and t.revoked_at is null`, [tokenHash]);
+export async function findTokenOwnerByHash(q: Queryable, tokenHash: string): Promise<TokenOwner | null> {
+  const { rows } = await q.query<TokenOwner>(`${TOKEN_OWNER} where t.token_hash = $1`, [tokenHash]);
   return rows[0] ?? null;
 }
 
+/** A new token; made at `createdAt` when given (the clock its expiry is judged by), else the database's now. */
 export async function insertToken(
   q: Queryable,
   orgId: string,
-  values: { id: string; name: string; userId: string; tokenHash: string },
+  values: { id: string; name: string; userId: string; tokenHash: string; createdAt?: Date },
 ): Promise<void> {
   await q.query(
-    'insert into api_tokens (org_id, id, name, user_id, token_hash) values ($1, $2, $3, $4, $5)',
-    [orgId, values.id, values.name, values.userId, values.tokenHash],
+    'insert into api_tokens (org_id, id, name, user_id, token_hash, created_at) values ($1, $2, $3, $4, $5, coalesce($6::timestamptz, now()))',
+    [orgId, values.id, values.name, values.userId, values.tokenHash, values.createdAt?.toISOString() ?? null],
   );
 }
 
-/** Records use at most once a minute per token, so reads do not each become a write. */
-export async function touchToken(q: Queryable, orgId: string, tokenId: string): Promise<void> {
+/**
+ * Records use at `at` (the server's clock, the one expiry is judged by), at most once a minute per
+ * token, so reads do not each become a write; never backwards.
+ */
+export async function touchToken(q: Queryable, orgId: string, tokenId: string, at: Date): Promise<void> {
   await q.query(
-    `update api_tokens set last_used_at = now()
-      where org_id = $1 and id = $2 and (last_used_at is null or last_used_at < now() - interval '1 minute')`,
-    [orgId, tokenId],
+    `update api_tokens set last_used_at = $3
+      where org_id = $1 and id = $2 and (last_used_at is null or last_used_at < $3::timestamptz - interval '1 minute')`,
+    [orgId, tokenId, at.toISOString()],
   );
 }
 

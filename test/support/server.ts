@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { pino, type Logger } from 'pino';
 import { createApp } from '../../server/app.js';
-import { loadConfig, type HttpConfig } from '../../server/config.js';
+import { loadConfig, type AuthConfig, type HttpConfig } from '../../server/config.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -49,6 +49,10 @@ export interface TestServerOptions {
   reports: { delaySeconds: number; linkDays?: number; pollMs?: number; retryBaseSeconds?: number; smtpUrl?: string; smsWebhookUrl?: string };
   /** Where the server logs (default: silent, or TEST_LOG_LEVEL's level on stdout). */
   logger: Logger;
+  /** How long tokens and sign-in codes last; the production defaults unless given. */
+  auth: Partial<AuthConfig>;
+  /** The time tokens and sign-in codes are judged by (default the system clock). */
+  clock: () => Date;
   /** The oldest sync protocol version served (SYNC_MIN_PROTOCOL_VERSION; default 0). */
   minProtocolVersion: number;
   /** Builds of the apps to serve instead of server/dist's (an upgraded server's new build). */
@@ -103,7 +107,9 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
       files: { maxUploadBytes: options.maxUploadBytes ?? 5 * 1024 * 1024, publicUrl: undefined },
       sync,
       http: { ...loadConfig({}).http, ...options.http },
+      auth: { ...loadConfig({}).auth, ...options.auth },
     },
+    ...(options.clock ? { clock: options.clock } : {}),
     logger,
     ...(options.bundles ? { bundles: options.bundles } : {}),
   });

@@ -150,7 +150,7 @@ export type UpdateOrganizationSettingsInput = {
 export type CreateApiTokenInput = {
   name: string;
   role: Role;
-  /** A further token for this existing user (a technician's new phone) instead of a new user; the role must be theirs. Not in the spec. */
+  /** A further token for this existing user instead of a new user; the role must be theirs (a technician's phone signs in by createPhoneSignInCode instead). Not in the spec. */
   userId?: string | null | undefined;
 };
 
@@ -367,7 +367,7 @@ export type OfficeSaveWaterChemistryMutation = { updateOrganizationSettings: { q
 export type OfficeTokensQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type OfficeTokensQuery = { apiTokens: Array<{ id: string, name: string, role: Role, lastUsedAt: string | null, revokedAt: string | null, createdAt: string }> };
+export type OfficeTokensQuery = { apiTokens: Array<{ id: string, name: string, role: Role, lastUsedAt: string | null, revokedAt: string | null, createdAt: string, idleExpiresAt: string | null }> };
 
 export type OfficeCreateTokenMutationVariables = Exact<{
   input: CreateApiTokenInput;
@@ -375,6 +375,13 @@ export type OfficeCreateTokenMutationVariables = Exact<{
 
 
 export type OfficeCreateTokenMutation = { createApiToken: { token: string } };
+
+export type OfficePhoneSignInCodeMutationVariables = Exact<{
+  technicianId: string;
+}>;
+
+
+export type OfficePhoneSignInCodeMutation = { createPhoneSignInCode: { code: string, expiresAt: string, link: string } };
 
 export type OfficeRevokeMutationVariables = Exact<{
   id: string;
@@ -850,6 +857,7 @@ export const OfficeTokensDocument = new TypedDocumentString(`
     lastUsedAt
     revokedAt
     createdAt
+    idleExpiresAt
   }
 }
     `) as unknown as TypedDocumentString<OfficeTokensQuery, OfficeTokensQueryVariables>;
@@ -860,6 +868,15 @@ export const OfficeCreateTokenDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OfficeCreateTokenMutation, OfficeCreateTokenMutationVariables>;
+export const OfficePhoneSignInCodeDocument = new TypedDocumentString(`
+    mutation OfficePhoneSignInCode($technicianId: ID!) {
+  createPhoneSignInCode(technicianId: $technicianId) {
+    code
+    expiresAt
+    link
+  }
+}
+    `) as unknown as TypedDocumentString<OfficePhoneSignInCodeMutation, OfficePhoneSignInCodeMutationVariables>;
 export const OfficeRevokeDocument = new TypedDocumentString(`
     mutation OfficeRevoke($id: ID!) {
   revokeApiToken(id: $id) {

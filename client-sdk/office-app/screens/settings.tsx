@@ -9,7 +9,7 @@ import { useAction, useGraphQL, useSession } from '../../app-kit/hooks.js';
 import { PhoneSignIn } from '../components/phone-sign-in.js';
 import { WaterChemistrySettingsForm } from '../components/water-chemistry-settings.js';
 
-/** The organization's profile, settings and logo, its water chemistry, and (for an ADMIN) its technicians' phones and API tokens. */
+/** The organization's profile, settings and logo, its water chemistry, its technicians' phones (ADMIN, OFFICE), and (for an ADMIN) its API tokens. */
 type OrganizationAnswer = OfficeOrganizationQuery;
 
 export function SettingsScreen() {
@@ -24,14 +24,8 @@ export function SettingsScreen() {
         <Preferences answer={org.data} onSaved={org.reload} />
       </div>
       <WaterChemistrySettingsForm />
-      {viewer.role === 'ADMIN' ? (
-        <>
-          <PhoneSignIn />
-          <Tokens />
-        </>
-      ) : (
-        <p>Phones and API tokens are managed by an ADMIN.</p>
-      )}
+      {viewer.role === 'ADMIN' || viewer.role === 'OFFICE' ? <PhoneSignIn /> : null}
+      {viewer.role === 'ADMIN' ? <Tokens /> : <p>API tokens (and revoking a phone's) are managed by an ADMIN.</p>}
     </section>
   );
 }
@@ -189,7 +183,10 @@ function Tokens() {
   return (
     <section aria-labelledby="tokens-title">
       <h2 id="tokens-title">API tokens</h2>
-      <p>Each token is a user with one role: TECHNICIAN for a device, OFFICE for a person in the office, API for an integration.</p>
+      <p>
+        Each token is a user with one role: TECHNICIAN for a technician (whose phones sign in under Phones, each with a token of its own listed here), OFFICE for a person in the office, API for an integration.
+        Technician and office tokens stop working once unused for a while (30 days unless the server is set otherwise).
+      </p>
       <table className="list">
         <thead>
           <tr>
@@ -211,9 +208,12 @@ function Tokens() {
                 {t.revokedAt ? (
                   `revoked ${dateTime(t.revokedAt)}`
                 ) : (
-                  <button type="button" onClick={() => void revoke(t.id)} aria-label={`Revoke ${t.name}`}>
-                    Revoke
-                  </button>
+                  <>
+                    {t.idleExpiresAt && Date.parse(t.idleExpiresAt) <= Date.now() && <span className="hint">expired (unused since {dateTime(t.lastUsedAt ?? t.createdAt)}) </span>}
+                    <button type="button" onClick={() => void revoke(t.id)} aria-label={`Revoke ${t.name}`}>
+                      Revoke
+                    </button>
+                  </>
                 )}
               </td>
             </tr>

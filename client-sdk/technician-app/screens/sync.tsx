@@ -21,7 +21,7 @@ const STATE_WORDS: Record<string, string> = {
   offline: 'Offline: everything is kept on this phone and sent when there is signal.',
   connecting: 'Trying to reach the server; everything is kept on this phone meanwhile.',
   'rate-limited': 'The server asked this phone to wait a moment; it goes on by itself.',
-  'signed-out': 'Signed out: this phone’s token was revoked. Ask the office for a new QR code.',
+  'signed-out': 'Signed out by the server: what this phone holds of the company is being deleted; work not yet sent stays.',
   'update-required': 'Update to sync: the server no longer accepts this version of the app. Everything below stays on this phone and is sent once the app is updated.',
   stopped: 'Sync is stopped.',
 };
@@ -79,6 +79,7 @@ export function SyncScreen({ onSignOut }: { onSignOut: () => void }) {
         Signed in as {viewer.user.name}, {viewer.organization.name}.
       </p>
       <UnsyncedRiskSetting app="tech" />
+      <p className="hint">Signing out deletes the customers and routes from this phone; work not yet sent stays on it until you sign in again.</p>
       <button type="button" onClick={onSignOut}>
         Sign out
       </button>

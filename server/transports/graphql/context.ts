@@ -1,3 +1,4 @@
+import type { AuthPolicy } from '../../operations/auth-policy.js';
 import type { OperationContext } from '../../operations/context.js';
 import type { GeneratedPdfRef } from '../http/file-links.js';
 import { createLoaders, type Loaders } from './loaders.js';
@@ -9,6 +10,10 @@ export type GraphQLContext = OperationContext & {
   fileUrl: (key: string) => string;
   /** The same for a quote's generated PDF (made when the link is first fetched). */
   quotePdfUrl: (pdf: GeneratedPdfRef) => string;
+  /** The technician app's link that signs a phone in with this one-time code, on the host the client called. */
+  phoneSignInLink: (code: string) => string;
+  /** How long credentials last, and the clock (operations/auth-policy.ts). */
+  auth: AuthPolicy;
   /** Tells the bulk worker a job was queued (so it need not wait for its next poll). */
   bulkStarted?: () => void;
   /** True when the whole request runs in one transaction (ctx.db is bound to it): see atomic-mutations.ts. */
@@ -19,10 +24,17 @@ export type GraphQLContext = OperationContext & {
 export interface LinkMakers {
   file: (key: string) => string;
   quotePdf: (pdf: GeneratedPdfRef) => string;
+  phoneSignIn: (code: string) => string;
 }
 
-export function graphqlContext(ctx: OperationContext, links: LinkMakers, bulkStarted?: () => void, inRequestTransaction = false): GraphQLContext {
-  return { ...ctx, loaders: createLoaders(ctx), fileUrl: links.file, quotePdfUrl: links.quotePdf, bulkStarted, inRequestTransaction };
+export interface ContextOptions {
+  auth: AuthPolicy;
+  bulkStarted?: () => void;
+  inRequestTransaction?: boolean;
+}
+
+export function graphqlContext(ctx: OperationContext, links: LinkMakers, { auth, bulkStarted, inRequestTransaction = false }: ContextOptions): GraphQLContext {
+  return { ...ctx, loaders: createLoaders(ctx), fileUrl: links.file, quotePdfUrl: links.quotePdf, phoneSignInLink: links.phoneSignIn, auth, bulkStarted, inRequestTransaction };
 }
 
 /** A resolver map for one module (typed loosely: graphql-js checks shapes at run time). */

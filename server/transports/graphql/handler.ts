@@ -2,6 +2,7 @@ import type { RequestHandler } from 'express';
 import { getOperationAST, type GraphQLSchema } from 'graphql';
 import { createHandler } from 'graphql-http';
 import type { Logger } from 'pino';
+import type { AuthPolicy } from '../../operations/auth-policy.js';
 import { doOnce } from '../../operations/idempotency.js';
 import type { OperationContext } from '../../operations/context.js';
 import { formatGraphQLError, kindOfStatus } from '../errors.js';
@@ -15,6 +16,7 @@ export interface GraphQLHandlerOptions {
   logger: Logger;
   fileUrls: (req: import('express').Request) => LinkMakers;
   limits: GraphQLLimits;
+  auth: AuthPolicy;
   /** Told of every executed operation (for /metrics). */
   onOperation?: (name: string | undefined, type: string, failed: boolean) => void;
   bulkStarted?: () => void;
@@ -25,14 +27,14 @@ export interface GraphQLHandlerOptions {
  * [body, init]; this is the thin adapter. Express has already read the body as text, within the
  * size limit, so graphql-http parses JSON and negotiates media types exactly as its spec says.
  */
-export function graphqlHandler({ schema, logger, fileUrls, limits, onOperation, bulkStarted }: GraphQLHandlerOptions): RequestHandler {
+export function graphqlHandler({ schema, logger, fileUrls, limits, auth, onOperation, bulkStarted }: GraphQLHandlerOptions): RequestHandler {
   const handle = createHandler<import('express').Request, InTransaction | undefined, GraphQLContext>({
     schema,
     parse: parseWithinNesting,
     context: (req) =>
       req.context
-        ? graphqlContext(req.context.ctx, fileUrls(req.raw), req.context.bulkStarted, true)
-        : graphqlContext(contextOf(req.raw), fileUrls(req.raw), bulkStarted),
+        ? graphqlContext(req.context.ctx, fileUrls(req.raw), { auth, bulkStarted: req.context.bulkStarted, inRequestTransaction: true })
+        : graphqlContext(contextOf(req.raw), fileUrls(req.raw), { auth, bulkStarted }),
     validationRules: (_req, args, specifiedRules) => [...specifiedRules, ...limitRules(limits, args.variableValues ?? undefined)],
     onOperation: (_req, args, result) => {
       const operation = getOperationAST(args.document, args.operationName);

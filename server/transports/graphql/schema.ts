@@ -8,6 +8,7 @@ import * as customers from './modules/customers.js';
 import * as inventory from './modules/inventory.js';
 import * as lists from './modules/lists.js';
 import * as organization from './modules/organization.js';
+import * as phones from './modules/phones.js';
 import * as quotes from './modules/quotes.js';
 import * as reports from './modules/reports.js';
 import * as services from './modules/services.js';
@@ -19,7 +20,7 @@ import { DateScalar, DateTimeScalar, JSONScalar } from './scalars.js';
  * The executable schema: the types derived from shared/ plus each module's operations.
  * Modules declare `type Query` / `type Mutation`; makeExecutableSchema merges them.
  */
-const modules = [lists, organization, catalog, customers, quotes, inventory, services, chemistry, sync, bulk, reports];
+const modules = [lists, organization, phones, catalog, customers, quotes, inventory, services, chemistry, sync, bulk, reports];
 
 export function buildGraphQLSchema(): GraphQLSchema {
   const schema = makeExecutableSchema({

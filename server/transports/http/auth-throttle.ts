@@ -18,8 +18,9 @@ export interface AuthGate {
    * Runs `check` (which throws UNAUTHENTICATED for a bad credential) and returns what it returns,
    * unless the request is refused first: 429 with Retry-After for a credential not known valid
    * from an address that has spent its budget, or 401 for one that already failed here.
+   * `credential` is what is checked when it is not the Authorization header (a phone's sign-in code, in the body).
    */
-  pass<T>(req: Request, res: Response, check: () => T | Promise<T>): Promise<T>;
+  pass<T>(req: Request, res: Response, check: () => T | Promise<T>, credential?: string): Promise<T>;
 }
 
 export interface AuthThrottle {
@@ -58,15 +59,15 @@ function gate(kind: string, known: KnownCredentials, budget: FailureBudget, { ma
       return result;
     } catch (error) {
       if (!isUnauthenticated(error)) throw error;
-      known.failed(fingerprint, error.message);
+      known.failed(fingerprint, { message: error.message, details: error.details });
       // The failure that spends the budget is still told why it failed; any past it waits.
       const overMs = await budget.spend(address);
       throw overMs > 0 ? budget.refusal(res, overMs) : error;
     }
   };
   return {
-    async pass(req, res, check) {
-      const fingerprint = known.fingerprint(kind, req.get('authorization'));
+    async pass(req, res, check, credential = req.get('authorization')) {
+      const fingerprint = known.fingerprint(kind, credential);
       const address = req.ip ?? req.socket.remoteAddress ?? 'unknown';
       // A credential that passed here before is checked whatever its address did.
       if (known.isValid(fingerprint)) return checked(fingerprint, address, res, check);
@@ -75,7 +76,7 @@ function gate(kind: string, known: KnownCredentials, budget: FailureBudget, { ma
       // The same bad credential again (a device with a revoked token, a misconfigured script) is
       // told so without a lookup and spends nothing: only new failures are guesses.
       const failure = known.failure(fingerprint);
-      if (failure !== undefined) throw errors.unauthenticated(failure);
+      if (failure !== undefined) throw errors.unauthenticated(failure.message, failure.details);
       return checked(fingerprint, address, res, check);
     },
   };

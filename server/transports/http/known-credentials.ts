@@ -15,15 +15,20 @@ export interface KnownCredentials {
   /** The fingerprint of a request's credential for one kind of check (bearer tokens, the metrics token...). */
   fingerprint(kind: string, authorization: string | undefined): string;
   isValid(fingerprint: string): boolean;
-  /** The message its check failed with, or undefined when it has not failed here. */
-  failure(fingerprint: string): string | undefined;
+  /** What its check failed with (the message, and details such as why a token is refused), or undefined when it has not failed here. */
+  failure(fingerprint: string): KnownFailure | undefined;
   passed(fingerprint: string): void;
-  failed(fingerprint: string, message: string): void;
+  failed(fingerprint: string, failure: KnownFailure): void;
+}
+
+export interface KnownFailure {
+  message: string;
+  details?: Record<string, unknown>;
 }
 
 export function knownCredentials({ valid = 50_000, invalid = 10_000 } = {}): KnownCredentials {
   const passed = new LRUCache<string, true>({ max: valid });
-  const failed = new LRUCache<string, string>({ max: invalid });
+  const failed = new LRUCache<string, KnownFailure>({ max: invalid });
   return {
     fingerprint: (kind, authorization) => createHash('sha256').update(kind).update('\0').update(authorization ?? '').digest('base64'),
     isValid: (fingerprint) => passed.get(fingerprint) === true,
@@ -31,9 +36,9 @@ export function knownCredentials({ valid = 50_000, invalid = 10_000 } = {}): Kno
     passed(fingerprint) {
       passed.set(fingerprint, true);
     },
-    failed(fingerprint, message) {
+    failed(fingerprint, failure) {
       passed.delete(fingerprint);
-      failed.set(fingerprint, message);
+      failed.set(fingerprint, failure);
     },
   };
 }

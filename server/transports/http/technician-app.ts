@@ -11,7 +11,8 @@ import { PROJECT_ROOT } from './front-page.js';
  *   GET /tech/sw.js                  the service worker (Workbox precaching of all of the above)
  *   GET /tech/manifest.webmanifest   the web app manifest; /tech/icons/* its icons
  * The page lives at /tech/ (with the slash) so the service worker's scope, /tech/, holds it; /tech
- * redirects there. A QR code from the office signs a phone in: /tech/#token=<token>.
+ * redirects there. A QR code from the office signs a phone in: /tech/#code=<one-time code>
+ * (`technicianAppSignInLink`), which the app trades for a token of its own (POST /phone-sign-in).
  */
 export const TECH_DIR = path.join(PROJECT_ROOT, 'server', 'dist', 'tech');
 const APP_SOURCE = path.join(PROJECT_ROOT, 'client-sdk', 'technician-app');
@@ -37,6 +38,15 @@ export function technicianAppRoutes(dir = TECH_DIR): Router {
   router.use('/tech/icons', express.static(path.join(APP_SOURCE, 'icons'), { maxAge: '1d', index: false }));
   router.use('/tech/assets', immutableFiles(dir));
   return router;
+}
+
+/**
+ * The link a phone opens to sign in with a one-time code. The code goes in the fragment, which a
+ * browser never sends to a server nor puts in a Referer, and the app takes it out of the address
+ * as it opens.
+ */
+export function technicianAppSignInLink(baseUrl: string, code: string): string {
+  return `${baseUrl}/tech/#code=${encodeURIComponent(code)}`;
 }
 
 /** The page, the same for a given build (its revision in the service worker's precache is the bundle's names). */

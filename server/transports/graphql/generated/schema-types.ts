@@ -495,6 +495,8 @@ export type ApiToken = {
   lastUsedAt?: Maybe<Scalars['DateTime']['output']>;
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
   role: Role;
+  /** When the token stops working unless it is used before: TOKEN_IDLE_DAYS after its last use (TECHNICIAN and OFFICE tokens); null for ADMIN and API tokens, which do not expire, and for revoked ones. Not in the spec. */
+  idleExpiresAt?: Maybe<Scalars['DateTime']['output']>;
 };
 
 export type Tax = {
@@ -994,6 +996,8 @@ export type Mutation = {
   createApiToken: CreatedApiToken;
   /** Revokes a token at once; requests carrying it are answered UNAUTHENTICATED (ADMIN only). */
   revokeApiToken: ApiToken;
+  /** A code that signs a phone in as the technician, once, within minutes (ADMIN, OFFICE). The phone trades it at POST /phone-sign-in for a token of its own. Not in the spec. */
+  createPhoneSignInCode: PhoneSignInCode;
   createServiceType: TypeEntity;
   updateServiceType: TypeEntity;
   /** rate is a percentage, e.g. 8.25. */
@@ -1049,6 +1053,11 @@ export type MutationcreateApiTokenArgs = {
 
 export type MutationrevokeApiTokenArgs = {
   id: Scalars['ID']['input'];
+};
+
+
+export type MutationcreatePhoneSignInCodeArgs = {
+  technicianId: Scalars['ID']['input'];
 };
 
 
@@ -1195,7 +1204,7 @@ export type UpdateOrganizationSettingsInput = {
 export type CreateApiTokenInput = {
   name: Scalars['String']['input'];
   role: Role;
-  /** A further token for this existing user (a technician's new phone) instead of a new user; the role must be theirs. Not in the spec. */
+  /** A further token for this existing user instead of a new user; the role must be theirs (a technician's phone signs in by createPhoneSignInCode instead). Not in the spec. */
   userId?: InputMaybe<Scalars['ID']['input']>;
 };
 
@@ -1203,6 +1212,15 @@ export type CreatedApiToken = {
   /** The bearer token. Store it now: only its hash is kept. */
   token: Scalars['String']['output'];
   apiToken: ApiToken;
+};
+
+export type PhoneSignInCode = {
+  /** Ten letters in two groups (XXXXX-XXXXX); typed, case, spaces and dashes do not matter. Shown only here: the server keeps its hash. */
+  code: Scalars['String']['output'];
+  /** When the code stops working, redeemed or not (PHONE_SIGN_IN_CODE_MINUTES after it was made). */
+  expiresAt: Scalars['DateTime']['output'];
+  /** The technician app's address with the code in its fragment (/tech/#code=...): what the office's QR code holds. */
+  link: Scalars['String']['output'];
 };
 
 export type CreateServiceTypeInput = {

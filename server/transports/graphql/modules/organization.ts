@@ -11,6 +11,8 @@ import {
   updateOrganizationSettings,
 } from '../../../operations/organization.js';
 import { viewerWindowDays } from '../../../operations/sync/windows.js';
+import { idleExpiryOf } from '../../../operations/auth-policy.js';
+import type { TokenWithRole } from '../../../storage/tokens.js';
 import type { Organization } from '../../../../shared/index.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 import type { MutationcreateApiTokenArgs, MutationrevokeApiTokenArgs, MutationupdateOrganizationArgs, MutationupdateOrganizationSettingsArgs, QueryusersArgs } from '../generated/schema-types.js';
@@ -73,8 +75,13 @@ export const typeDefs = /* GraphQL */ `
   input CreateApiTokenInput {
     name: String!
     role: Role!
-    "A further token for this existing user (a technician's new phone) instead of a new user; the role must be theirs. Not in the spec."
+    "A further token for this existing user instead of a new user; the role must be theirs (a technician's phone signs in by createPhoneSignInCode instead). Not in the spec."
     userId: ID
+  }
+
+  type ApiToken {
+    "When the token stops working unless it is used before: TOKEN_IDLE_DAYS after its last use (TECHNICIAN and OFFICE tokens); null for ADMIN and API tokens, which do not expire, and for revoked ones. Not in the spec."
+    idleExpiresAt: DateTime
   }
 
   type CreatedApiToken {
@@ -99,6 +106,9 @@ export const resolvers: Resolvers = {
       updateOrganizationSettings(ctx, input),
     createApiToken: (_: unknown, { input }: MutationcreateApiTokenArgs, ctx: GraphQLContext) => createApiToken(ctx, input),
     revokeApiToken: (_: unknown, { id }: MutationrevokeApiTokenArgs, ctx: GraphQLContext) => revokeApiToken(ctx, id),
+  },
+  ApiToken: {
+    idleExpiresAt: (token: TokenWithRole, _: unknown, ctx: GraphQLContext) => (token.revokedAt ? null : (idleExpiryOf(token, ctx.auth)?.toISOString() ?? null)),
   },
   Organization: {
     logo: (org: Organization, _: unknown, ctx: GraphQLContext) => (org.logoKey ? ctx.fileUrl(org.logoKey) : null),
