@@ -13,6 +13,8 @@ export const GLOBAL_TABLES: Readonly<Record<string, string>> = {
   scope_settings: 'reference table: one row, the scope rules and window the technicians\' feeds were built with',
   file_folder: 'reference table: one row, where the files are (a local folder\'s id, or the S3 bucket)',
   schema_migrations: 'local to the coordinator: which migrations ran',
+  phone_sign_in_codes:
+    "local to the coordinator: a phone's one-time sign-in code is looked up by its hash before its organization is known (the phone is not signed in yet); a few rows per organization, pruned a day after they expire. On Citus its foreign key to users goes (a local table cannot reference a distributed one): the code's user is read again, by (org_id, id), in the transaction that makes the phone's token",
   rate_limits: 'local to the coordinator: budgets by token and address, written on every request (a reference table would copy every write to every node)',
 };
 
@@ -23,7 +25,7 @@ export const GLOBAL_TABLES: Readonly<Record<string, string>> = {
  * added here with its reason (test/distribution.pg.test.ts checks each is still where it says).
  */
 export const SPANNING_STATEMENTS: Readonly<Record<string, string>> = {
-  'tokens.ts findLiveTokenByHash':
+  'tokens.ts findTokenOwnerByHash':
     'a token issued before tokens carried their organization is found by its hash alone: a question to every shard, each with an index on the hash; issuing new tokens retires it',
   'tokens.ts liveTokenHashes':
     'which tokens exist, read by a process only while an address floods it with bad tokens (once in full, then those created lately, at most once a second, by the index on created_at): a question to every shard, each answering from its own index, rarely asked',
