@@ -95,7 +95,7 @@ export async function startZeroCache(upstreamDb: string, folder: string, columns
     env: {
       ...zeroEnv(columnsFile),
       // Every Node process of the tree preloads the shim (see zero-listen-loopback.cjs).
-      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${LOOPBACK_SHIM}`.trim(),
+      NODE_OPTIONS: `${process.env.NODE_OPTIONS ?? ''} --require ${JSON.stringify(LOOPBACK_SHIM)}`.trim(),
       ZERO_UPSTREAM_DB: upstreamDb,
       ZERO_REPLICA_FILE: path.join(folder, 'replica.db'),
       ZERO_PORT: String(port),
