@@ -1,7 +1,7 @@
-/** One side's figures in the peers comparison, measured the same way on both sides. */
+/** One side's figures in the peers comparison, measured the same way on every side. */
 export interface SideFigures {
   name: string;
-  /** Documents each device held after its initial sync (both sides must agree). */
+  /** Documents each device held after its initial sync (every side must agree). */
   documents: number;
   /** Initial syncs, each into a fresh replica in a fresh device process, in seconds. */
   deviceSyncs: number[];
@@ -9,10 +9,10 @@ export interface SideFigures {
   devicePeakRssMb: number;
   /** Ours only: the sync bench's own measure (its replica in the bench process), in seconds. */
   benchSyncs?: number[];
-  /** Pushes of 1,000 visits recorded + 1,000 edited offline, in seconds. */
-  pushes: number[];
+  /** Pushes of 1,000 visits recorded + 1,000 edited offline, in seconds (null: a peer with no offline writes). */
+  pushes: number[] | null;
   /** The device's own writes of those 2,000 changes (median), ms. */
-  localWriteMs: number;
+  localWriteMs: number | null;
   live: { p50: number; p99: number; missed: number };
   serverPeakRssMb: number;
   /** Bytes of one initial sync through a TCP counter, both directions. */

@@ -1,33 +1,22 @@
-import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, readFileSync } from 'node:fs';
+import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { endsWithThisProcess, finished, ROOT, waitForOutput } from '../../support/child.js';
+import { endsWithThisProcess, finished, waitForOutput } from '../../support/child.js';
 import { procStatusMb } from '../sync.js';
 import { PAGE, RUNS, type SideFigures } from './figures.js';
+import { installedVersion, PEERS } from './install.js';
 import { startWireCounter } from './wire-counter.js';
 
 /**
- * The peer's side: PouchDB with express-pouchdb, its packages in this folder's own package.json
- * and lockfile (installed on first use), so the product's dependencies never include them. Its
- * loader, server and devices are separate processes, as ours are.
+ * A peer: PouchDB with express-pouchdb, its packages in this folder's own package.json and
+ * lockfile (install.ts). Its loader, server and devices are separate processes, as ours are.
  */
-const PEERS = path.join(ROOT, 'test/bench/peers');
 const phase = (name: string) => console.error(`[peers ${new Date().toISOString().slice(11, 19)}] PouchDB: ${name}`);
-
-/** `npm ci` in this folder when its node_modules is missing: the exact versions of the lockfile. */
-export function installPeer(): void {
-  if (existsSync(path.join(PEERS, 'node_modules'))) return;
-  console.error(`installing the peer's packages into ${path.relative(ROOT, PEERS)}/node_modules`);
-  const run = spawnSync('npm', ['ci', '--prefix', PEERS, '--no-audit', '--no-fund'], { stdio: 'inherit' });
-  if (run.status !== 0) throw new Error(`npm ci --prefix ${PEERS} failed`);
-}
 
 /** "PouchDB 9.0.0 + express-pouchdb 4.2.0", as installed. */
 export function peerName(): string {
-  const version = (name: string) => (JSON.parse(readFileSync(path.join(PEERS, 'node_modules', name, 'package.json'), 'utf8')) as { version: string }).version;
-  return `PouchDB ${version('pouchdb')} + express-pouchdb ${version('express-pouchdb')}`;
+  return `PouchDB ${installedVersion('pouchdb')} + express-pouchdb ${installedVersion('express-pouchdb')}`;
 }
 
 /** A script of this folder in a node process of its own; resolves with its last line of JSON. */
