@@ -1,4 +1,4 @@
-import { OFFICE_AUDIENCE, reasonsIn, scopedCollections, SCOPES, type CollectionName, type ScopeName } from '../../shared/index.js';
+import { reasonsIn, scopedCollections, SCOPES, type CollectionName, type ScopeName } from '../../shared/index.js';
 import { fieldSql, tableOf } from './field-sql.js';
 
 /**
@@ -80,32 +80,29 @@ begin
 end $fn$;`;
 }
 
-/** Whose entries and counts a scope's recount reads: a technician's, or the office's. */
-const own = (scope: ScopeName, alias: string) => (scope === 'OFFICE' ? `${alias}.audience = '${OFFICE_AUDIENCE}'` : `${alias}.audience <> '${OFFICE_AUDIENCE}'`);
-
 /**
  * `scope_recount_P_C(org)`: the repair. Every entry of a row needing C's rows records again what its
  * row needs now, and the scope's counts of C are recomputed from those entries. The rebuild runs it
  * before it refreshes C, so counts that drifted (a write made with the triggers off) are made
- * exact again.
+ * exact again. `own` keeps the scope's audiences (a technician's, or the office's).
  */
-export function recountFunction(scope: ScopeName, c: CollectionName, name: string): string {
+export function recountFunction(scope: ScopeName, c: CollectionName, name: string, own: (alias: string) => string): string {
   const needing = needingOf(scope, c);
   const entries = needing.map(({ collection: d, field }) => {
     const needed = `(select ${neededIdSql(d, { collection: c, field }, 't')} from ${tableOf(d)} t where t.org_id = s.org_id and t.id = s.row_id)`;
     const now = `case when s.present then ${needed} end`;
     return `  update scope_rows s set needs = ${now}
-   where s.org_id = p_org and s.collection = '${d}' and ${own(scope, 's')} and s.needs is distinct from ${now};`;
+   where s.org_id = p_org and s.collection = '${d}' and ${own('s')} and s.needs is distinct from ${now};`;
   });
   return `
 create or replace function ${name}(p_org text) returns void language plpgsql set jit = off as $fn$
 begin
 ${entries.join('\n')}
-  delete from scope_needs n where n.org_id = p_org and n.collection = '${c}' and ${own(scope, 'n')};
+  delete from scope_needs n where n.org_id = p_org and n.collection = '${c}' and ${own('n')};
   insert into scope_needs (org_id, collection, row_id, audience, holders)
   select p_org, '${c}', s.needs, s.audience, count(*)
     from scope_rows s
-   where s.org_id = p_org and s.collection in (${needing.map((n) => `'${n.collection}'`).join(', ')}) and ${own(scope, 's')} and s.needs is not null
+   where s.org_id = p_org and s.collection in (${needing.map((n) => `'${n.collection}'`).join(', ')}) and ${own('s')} and s.needs is not null
    group by s.needs, s.audience;
 end $fn$;`;
 }

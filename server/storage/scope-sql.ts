@@ -296,6 +296,8 @@ declare
   v_needs text[];
 begin
   for p_org, v_ids in select o.org_id, array_agg(o.id) from old_rows o group by o.org_id loop
+    -- Under the organization's feed lock like every other write of its scopes (a delete stamps no _seq, so nothing took it yet).
+    perform pg_advisory_xact_lock(hashtextextended('change-feed:' || p_org, 0));
 ${forget}
 ${cascades.filter(Boolean).join('\n')}
   end loop;
@@ -387,7 +389,7 @@ export function scopeSql(): string {
   const scopes = Object.keys(SCOPES) as ScopeName[];
   return [
     needsAddFunction(),
-    ...scopes.flatMap((scope) => recounted(scope).map((c) => recountFunction(scope, c, recountName(scope, c)))),
+    ...scopes.flatMap((scope) => recounted(scope).map((c) => recountFunction(scope, c, recountName(scope, c), AUDIENCES[scope].own))),
     ...scopes.flatMap((scope) => scopedCollections(scope).map((c) => refreshFunction(scope, c))),
     // scope_after_X calls scope_after_Y of its downstream: create those first.
     ...scopes.flatMap((scope) => [...scopedCollections(scope)].reverse().map((c) => afterFunction(scope, c))),

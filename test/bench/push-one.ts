@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os, { tmpdir } from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import { PUSH_CHECKPOINT_HEADER } from '../../shared/index.js';
 import { issueToken } from '../../server/operations/auth.js';
 import { provisionOrganization } from '../../server/operations/organization.js';
@@ -18,7 +19,9 @@ import { seedOrganizationData } from './seed.js';
  * the visit's customer has 100, then 10,000 of them (every one the technician's, in their window,
  * so their phone and the office's hold the customer many times over). The store's statistics are
  * fresh (ANALYZE, as the statistics keeper or autovacuum leave them), the windows the defaults.
- * BENCH_PUSHES (300) pushes per customer after 30 to warm up.
+ * BENCH_PUSHES (300) pushes per customer after 30 to warm up. Beside the round trip, the CPU time a
+ * push costs the server process and, on PostgreSQL, the database's backends (from /proc): on a
+ * machine others load, what a push costs when it is not waiting for a core.
  */
 const PUSHES = Number(process.env.BENCH_PUSHES ?? 300);
 const WARM_UP = 30;
@@ -68,6 +71,31 @@ async function seed(databaseUrl: string | undefined, dataDir: string): Promise<S
   }
 }
 
+/** CPU time (ms) a process has used, from /proc (Linux). */
+async function cpuMs(pid: number): Promise<number> {
+  const stat = await readFile(`/proc/${pid}/stat`, 'utf8').catch(() => null);
+  if (!stat) return 0;
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / 100;
+}
+
+/** CPU time of the server process and of the database's backends serving it (PostgreSQL), by pid. */
+async function cpuSnapshot(serverPid: number, database: pg.Client | null): Promise<Map<number, number>> {
+  const pids = [serverPid];
+  if (database) {
+    const { rows } = await database.query<{ pid: number }>('select pid from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()');
+    pids.push(...rows.map((r) => r.pid));
+  }
+  return new Map(await Promise.all(pids.map(async (pid) => [pid, await cpuMs(pid)] as const)));
+}
+
+/** ms of CPU per push between two snapshots: the server's, and the backends' (those present at the end). */
+function cpuPerPush(before: Map<number, number>, after: Map<number, number>, serverPid: number, pushes: number): { server: number; database: number } {
+  let database = 0;
+  for (const [pid, ms] of after) if (pid !== serverPid) database += ms - (before.get(pid) ?? 0);
+  return { server: (after.get(serverPid)! - before.get(serverPid)!) / pushes, database: database / pushes };
+}
+
 /** One push of one new visit of the customer's; its round trip in ms, and the checkpoint the answer moves the phone to. */
 async function pushOne(url: string, seeded: Seeded, customerId: string, checkpoint: number): Promise<{ ms: number; checkpoint: number }> {
   const id = `pushed-${randomBytes(8).toString('hex')}`;
@@ -99,17 +127,27 @@ export async function benchOneVisitPush(engine: 'pglite' | 'postgres', postgresU
       const output = await waitForOutput(child, /listening on (http:\/\/\S+)/, 120_000);
       const url = /listening on (http:\/\/\S+)/.exec(output)![1]!;
       console.log(`\nOne-visit push round trip on ${engine === 'pglite' ? 'PGlite (server process, folder store)' : 'PostgreSQL'}, a company of ${COMPANY_VISITS} visits, ${PUSHES} pushes each (load average ${os.loadavg().map((l) => l.toFixed(2)).join(', ')})`);
-      console.log('| visits of the customer | p50 | p99 | max |');
-      console.log('|---|---|---|---|');
+      console.log(`| visits of the customer | p50 | p99 | max | CPU per push: server${databaseUrl ? ' + database' : ''} |`);
+      console.log('|---|---|---|---|---|');
       let checkpoint = seeded.checkpoint;
-      for (const customer of CUSTOMERS) {
-        const times: number[] = [];
-        for (let i = 0; i < WARM_UP + PUSHES; i++) {
-          const pushed = await pushOne(url, seeded, customer.id, checkpoint);
-          checkpoint = pushed.checkpoint;
-          if (i >= WARM_UP) times.push(pushed.ms);
+      const database = databaseUrl ? new pg.Client({ connectionString: databaseUrl }) : null;
+      await database?.connect();
+      try {
+        for (const customer of CUSTOMERS) {
+          const times: number[] = [];
+          let before = new Map<number, number>();
+          for (let i = 0; i < WARM_UP + PUSHES; i++) {
+            if (i === WARM_UP) before = await cpuSnapshot(child.pid!, database);
+            const pushed = await pushOne(url, seeded, customer.id, checkpoint);
+            checkpoint = pushed.checkpoint;
+            if (i >= WARM_UP) times.push(pushed.ms);
+          }
+          const cpu = cpuPerPush(before, await cpuSnapshot(child.pid!, database), child.pid!, PUSHES);
+          const cpuText = databaseUrl ? `${cpu.server.toFixed(1)} + ${cpu.database.toFixed(1)} ms` : `${cpu.server.toFixed(1)} ms`;
+          console.log(`| ${customer.visits} | ${percentile(times, 0.5).toFixed(1)} ms | ${percentile(times, 0.99).toFixed(1)} ms | ${Math.max(...times).toFixed(1)} ms | ${cpuText} |`);
         }
-        console.log(`| ${customer.visits} | ${percentile(times, 0.5).toFixed(1)} ms | ${percentile(times, 0.99).toFixed(1)} ms | ${Math.max(...times).toFixed(1)} ms |`);
+      } finally {
+        await database?.end();
       }
       console.log(`(load average after: ${os.loadavg().map((l) => l.toFixed(2)).join(', ')})`);
     } finally {
