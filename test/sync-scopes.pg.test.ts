@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { DEFAULT_SCOPE_WINDOWS, OFFICE_AUDIENCE, scopedCollections, scopeOf, type CollectionName, type ScopeHolder } from '../shared/index.js';
+import { DEFAULT_SCOPE_WINDOWS, OFFICE_AUDIENCE, reasonsIn, scopedCollections, scopeOf, type CollectionName, type ScopeHolder } from '../shared/index.js';
 import { seededRandom } from '../shared/seeded-random.js';
 import { provisionOrganization } from '../server/operations/organization.js';
 import { SYNC_COLLECTIONS } from '../server/operations/sync/collections.js';
@@ -13,7 +13,9 @@ import { engines, openTestStore, type TestStore } from './support/engines.js';
  * and `scopeOf`, which computes it in memory from all the rows. Here both run on the same
  * generated organization, written as any writer would, then moved about one write at a time (visits
  * reassigned, customers and trucks given to someone else, quotes and visits pointed at other
- * customers, visits deleted), and must agree after every step.
+ * customers, visits deleted, new visits and quotes, visits and quotes deleted for good), and must
+ * agree after every step: on what each device holds, and on the counts behind the `neededBy`
+ * reasons (per audience and customer, how many of its held, live visits and quotes name it).
  */
 const DAY = 86_400_000;
 
@@ -56,7 +58,7 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
   }
 
   /** Per audience (each technician, and the office) and collection, the ids held: by the triggers' entries, and by the declaration. */
-  async function compare(): Promise<{ sql: Record<string, string[]>; declared: Record<string, string[]> }> {
+  async function compare(): Promise<{ sql: Record<string, string[]>; declared: Record<string, string[]>; counts: { sql: Record<string, number>; declared: Record<string, number> } }> {
     const { rows } = await store.db.query<{ audience: string; collection: string; row_id: string }>(
       'select audience, collection, row_id from scope_rows where org_id = $1 and present order by row_id',
       [orgId],
@@ -65,6 +67,7 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
     const all = await everything();
     const sql: Record<string, string[]> = {};
     const declared: Record<string, string[]> = {};
+    const counts = { sql: await neededCounts(), declared: {} as Record<string, number> };
     // An office user holds no feed of their own (the office's devices share one), whatever rows
     // name them; nor has a technician whose user does not exist yet.
     expect(rows.filter((r) => !users.has(r.audience) && r.audience !== OFFICE_AUDIENCE)).toEqual([]);
@@ -75,9 +78,29 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
         const key = `${audience} ${collection}`;
         declared[key] = [...(held.get(collection) ?? [])].sort();
         sql[key] = rows.filter((r) => r.audience === audience && r.collection === collection).map((r) => r.row_id).sort();
+        // Who needs each row: the live rows held that name it, per needing collection summed.
+        for (const reason of reasonsIn(holder === 'office' ? 'OFFICE' : 'TECHNICIAN', collection)) {
+          if (!('neededBy' in reason)) continue;
+          const holding = held.get(reason.neededBy) ?? new Set();
+          for (const row of all[reason.neededBy] ?? []) {
+            const named = row[reason.field];
+            if (!holding.has(row.id) || row._deleted || typeof named !== 'string') continue;
+            const counted = `${audience} ${collection} ${named}`;
+            counts.declared[counted] = (counts.declared[counted] ?? 0) + 1;
+          }
+        }
       }
     }
-    return { sql, declared };
+    return { sql, declared, counts };
+  }
+
+  /** The store's counts of who needs each row, as `compare` keys them. */
+  async function neededCounts(): Promise<Record<string, number>> {
+    const { rows } = await store.db.query<{ audience: string; collection: string; row_id: string; holders: number }>(
+      'select audience, collection, row_id, holders from scope_needs where org_id = $1',
+      [orgId],
+    );
+    return Object.fromEntries(rows.map((r) => [`${r.audience} ${r.collection} ${r.row_id}`, r.holders]));
   }
 
   it('on a generated organization, then after each of 150 moves', async () => {
@@ -118,8 +141,10 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
       await insert(tx, 'stock_movements', movements);
       await insert(tx, 'appointments', appointments);
     });
-    let { sql, declared } = await compare();
+    let { sql, declared, counts } = await compare();
     expect(sql).toEqual(declared);
+    expect(counts.sql).toEqual(counts.declared);
+    expect(Object.keys(counts.sql).length, 'customers held because visits and quotes need them').toBeGreaterThan(20);
     // The generated organization gives every kind of reason something to hold.
     for (const c of scopedCollections('TECHNICIAN')) expect(techs.some((t) => sql[`${t} ${c}`]!.length > 0), c).toBe(true);
     for (const c of scopedCollections('OFFICE')) expect(sql[`${OFFICE_AUDIENCE} ${c}`]!.length, `the office holds some ${c}`).toBeGreaterThan(0);
@@ -135,26 +160,57 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
       ['truck given to someone', () => store.db.query('update inventory_locations set technician_id = $2 where org_id = $1 and id = $3', [orgId, someone(), pick(locations).id])],
       ['appointment reassigned', () => store.db.query('update appointments set technician_id = $2 where org_id = $1 and id = $3', [orgId, someone(), pick(appointments).id])],
       ['two visits in one statement', () => store.db.query('update services set new_technician_id = $2 where org_id = $1 and id = any($3)', [orgId, someone(), [pick(visits).id, pick(visits).id]])],
+      ['a new visit', () => insert(store.db, 'services', [{ id: `v-new-${++added}`, customer_id: pick(customers).id, new_technician_id: someone(), start_time: new Date(now).toISOString() }])],
+      ['a new quote', () => insert(store.db, 'quotes', [{ ...pick(quotes), id: `q-new-${++added}`, number: `Q-new-${added}`, customer_id: pick(customers).id, created_by_id: someone() }])],
+      ['visits deleted for good', () => store.db.query('delete from services where org_id = $1 and id = any($2)', [orgId, [pick(visits).id, pick(visits).id]])],
+      ['a quote deleted for good', () => store.db.query('delete from quotes where org_id = $1 and id = $2', [orgId, pick(quotes).id])],
     ];
+    let added = 0;
     for (let i = 0; i < 150; i++) {
       if (i === 75) {
         await insert(store.db, 'users', [{ id: 'tech-late', name: 'Late', role: 'TECHNICIAN' }]);
         users.add('tech-late');
-        ({ sql, declared } = await compare());
+        ({ sql, declared, counts } = await compare());
         expect(sql, 'once the late technician exists').toEqual(declared);
+        expect(counts.sql, 'once the late technician exists').toEqual(counts.declared);
         expect(scopedCollections('TECHNICIAN').some((c) => sql[`tech-late ${c}`]!.length > 0)).toBe(true);
       }
       const [what, move] = pick(moves);
       await move();
-      ({ sql, declared } = await compare());
+      ({ sql, declared, counts } = await compare());
       expect(sql, `after move ${i + 1} (${what})`).toEqual(declared);
+      expect(counts.sql, `counts after move ${i + 1} (${what})`).toEqual(counts.declared);
     }
 
     // Recomputing everything from scratch changes nothing: what the triggers kept is what the rules say.
-    const before = await store.db.query('select audience, collection, row_id, seq, present from scope_rows where org_id = $1 order by 1, 2, 3', [orgId]);
+    const entries = 'select audience, collection, row_id, seq, present, needs from scope_rows where org_id = $1 order by 1, 2, 3';
+    const before = await store.db.query(entries, [orgId]);
+    const countsBefore = await neededCounts();
     await store.db.query('select scope_rebuild($1)', [orgId]);
-    const after = await store.db.query('select audience, collection, row_id, seq, present from scope_rows where org_id = $1 order by 1, 2, 3', [orgId]);
-    expect(after.rows).toEqual(before.rows);
+    expect((await store.db.query(entries, [orgId])).rows).toEqual(before.rows);
+    expect(await neededCounts()).toEqual(countsBefore);
+  });
+
+  it('counts gone wrong (a write made with the triggers off) are made right by the rebuild', async () => {
+    const { rows } = await store.db.query<{ id: string; customer_id: string }>(
+      'select id, customer_id from services where org_id = $1 and not _deleted and customer_id is not null order by id limit 3',
+      [orgId],
+    );
+    await store.db.transaction(async (tx) => {
+      await tx.exec('set local session_replication_role = replica');
+      // A visit moved to another customer behind the triggers' back, counts lost and invented.
+      await tx.query(`update services set customer_id = $2 where org_id = $1 and id = $3`, [orgId, rows[1]!.customer_id === 'c0' ? 'c1' : 'c0', rows[0]!.id]);
+      await tx.query(`update scope_needs set holders = holders + 3 where org_id = $1 and row_id = $2`, [orgId, rows[1]!.customer_id]);
+      await tx.query(`delete from scope_needs where org_id = $1 and row_id = $2`, [orgId, rows[2]!.customer_id]);
+      await tx.query(`insert into scope_needs (org_id, collection, row_id, audience, holders) values ($1, 'customers', 'c-nobody', '@office', 2)`, [orgId]);
+    });
+    let { counts } = await compare();
+    expect(counts.sql).not.toEqual(counts.declared);
+    await store.db.query('select scope_rebuild($1)', [orgId]);
+    const after = await compare();
+    expect(after.sql).toEqual(after.declared);
+    ({ counts } = after);
+    expect(counts.sql).toEqual(counts.declared);
   });
 
   it('as time passes: rows that left a window leave the devices, and the rest stay', async () => {
@@ -176,8 +232,9 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
     expect(before.rows[0]!.n, 'every customer was recent').toBe(customers.length);
 
     await ageScopes(store.db, null);
-    const { sql, declared } = await compare();
+    const { sql, declared, counts } = await compare();
     expect(sql).toEqual(declared);
+    expect(counts.sql).toEqual(counts.declared);
     const officeVisits = new Set(sql[`${OFFICE_AUDIENCE} services`]);
     expect(visits.filter((v) => officeVisits.has(v.id)), 'no visit three weeks back stays in the office window').toEqual([]);
     expect(sql[`${OFFICE_AUDIENCE} customers`], 'three weeks on, a customer with no visit or quote is not the office\'s to hold').not.toContain('c-new');

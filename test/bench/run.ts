@@ -17,6 +17,7 @@ import { benchTechnicianApp } from './technician-app.js';
 import { benchDocuments } from './documents.js';
 import { benchStorage } from './storage.js';
 import { benchTabs } from './tabs.js';
+import { benchOneVisitPush } from './push-one.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -63,7 +64,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|tech|route|company|docs|chemistry|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|push|bulk|scale|storm|app|tech|route|company|docs|chemistry|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 // The engine needs no store: it runs first, in a few seconds.
 if (!only || only === 'chemistry') await benchChemistry();
@@ -77,6 +78,10 @@ for (const part of ['lists', 'bulk'] as const) {
 if (!only || only === 'sync') {
   if (engines.includes('pglite')) await benchSync('pglite');
   if (onPg) await benchSync('postgres', postgresUrl);
+}
+if (!only || only === 'push') {
+  if (engines.includes('pglite')) await benchOneVisitPush('pglite');
+  if (onPg) await benchOneVisitPush('postgres', postgresUrl);
 }
 if ((!only || only === 'scale') && onPg) await benchScaleOut(postgresUrl!);
 if (!only || only === 'storm') {
