@@ -30,6 +30,7 @@ import { reportRoutes } from './transports/rest/reports.js';
 import { syncRoutes } from './transports/sync/routes.js';
 import { bulkRoutes } from './transports/rest/bulk.js';
 import type { LiveFanout } from './operations/sync/live-fanout.js';
+import { STRICT_POLICY, type WebhookPolicy } from './operations/events/endpoints.js';
 
 export interface AppDeps {
   db: Database;
@@ -40,6 +41,8 @@ export interface AppDeps {
     http: HttpConfig;
     files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'>;
     sync: { heartbeatMs: number; bodyLimitBytes: number };
+    /** What webhook endpoint URLs may be (http, private addresses); https and public addresses only unless given. */
+    webhooks?: WebhookPolicy;
   };
   /** Live fan-out of changes to sync streams (started by the caller). */
   feed: LiveFanout;
@@ -148,6 +151,7 @@ function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 
       fileUrls,
       limits: { maxDepth: config.http.graphqlMaxDepth, maxCost: config.http.graphqlMaxCost },
       onOperation: metrics.graphqlOperation,
+      webhookPolicy: config.webhooks ?? STRICT_POLICY,
       ...(bulkStarted ? { bulkStarted } : {}),
     }),
   );

@@ -15,6 +15,8 @@ import { LiveFanout } from '../../server/operations/sync/live-fanout.js';
 import { createMessenger } from '../../server/jobs/messenger.js';
 import { BulkWorker, type WorkerOptions } from '../../server/jobs/worker.js';
 import { VisitReportWorker } from '../../server/jobs/visit-reports.js';
+import { WebhookWorker, type WebhookWorkerOptions } from '../../server/jobs/webhook-worker.js';
+import type { WebhooksConfig } from '../../server/config.js';
 
 /**
  * A real HTTP server on 127.0.0.1, port 0, over a test store, with helpers to call it.
@@ -25,6 +27,7 @@ export interface TestServer {
   blobs: BlobStore;
   links: FileLinks;
   worker: BulkWorker | null;
+  webhooks: WebhookWorker | null;
   close(): Promise<void>;
 }
 
@@ -48,7 +51,15 @@ export interface TestServerOptions {
   reports: { delaySeconds: number; linkDays?: number; pollMs?: number; retryBaseSeconds?: number; smtpUrl?: string; smsWebhookUrl?: string };
   /** Where the server logs (default: silent, or TEST_LOG_LEVEL's level on stdout). */
   logger: Logger;
+  /**
+   * Run a webhook worker with this server (off unless given), with these settings over the
+   * production defaults; the endpoint URL policy follows them too.
+   */
+  webhooks: Partial<WebhooksConfig> & Pick<WebhookWorkerOptions, 'network' | 'afterAttempt' | 'random'> & { smtpUrl?: string };
 }
+
+/** The production webhook settings (what an unset environment gives). */
+export const DEFAULT_WEBHOOK_SETTINGS: WebhooksConfig = loadConfig({}).webhooks;
 
 export const TEST_FILE_SECRET = 'file-link-secret-for-tests-only-0123456789';
 
@@ -73,6 +84,19 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
       })
     : null;
   worker?.start();
+  const webhookSettings = { ...DEFAULT_WEBHOOK_SETTINGS, ...options.webhooks };
+  const webhooks = options.webhooks
+    ? new WebhookWorker({
+        db,
+        logger,
+        messenger: createMessenger({ smtpUrl: options.webhooks.smtpUrl, emailFrom: 'Test Pools <office@test.example>' }),
+        settings: webhookSettings,
+        network: options.webhooks.network,
+        afterAttempt: options.webhooks.afterAttempt,
+        random: options.webhooks.random,
+      })
+    : null;
+  await webhooks?.start();
   let baseUrl = '';
   const reports = options.reports
     ? new VisitReportWorker({
@@ -98,6 +122,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
       files: { maxUploadBytes: options.maxUploadBytes ?? 5 * 1024 * 1024, publicUrl: undefined },
       sync,
       http: { ...loadConfig({}).http, ...options.http },
+      webhooks: webhookSettings,
     },
     logger,
   });
@@ -116,8 +141,10 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
     blobs,
     links,
     worker,
+    webhooks,
     close: async () => {
       await worker?.stop();
+      await webhooks?.stop();
       await reports?.stop();
       lifecycle.endStreams();
       await feed.stop();

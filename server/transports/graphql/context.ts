@@ -1,6 +1,7 @@
 import type { OperationContext } from '../../operations/context.js';
 import type { GeneratedPdfRef } from '../http/file-links.js';
 import { createLoaders, type Loaders } from './loaders.js';
+import { STRICT_POLICY, type WebhookPolicy } from '../../operations/events/endpoints.js';
 
 /** The GraphQL context: the operation context plus this request's batch loaders. */
 export type GraphQLContext = OperationContext & {
@@ -13,7 +14,22 @@ export type GraphQLContext = OperationContext & {
   bulkStarted?: () => void;
   /** True when the whole request runs in one transaction (ctx.db is bound to it): see atomic-mutations.ts. */
   inRequestTransaction?: boolean;
+  /** What webhook endpoint URLs may be (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES). */
+  webhookPolicy: WebhookPolicy;
+  /**
+   * Marks a value of the answer as shown once: the answer kept for Idempotency-Key replays has
+   * null in its place (a webhook signing secret). Absent when no answer is kept.
+   */
+  concealInReplays?: (value: string) => void;
 };
+
+/** What a request's GraphQL context carries besides the operation context and links. */
+export interface ContextExtras {
+  bulkStarted?: (() => void) | undefined;
+  inRequestTransaction?: boolean;
+  webhookPolicy?: WebhookPolicy;
+  concealInReplays?: ((value: string) => void) | undefined;
+}
 
 /** What links in answers are made with, bound to the request's host. */
 export interface LinkMakers {
@@ -21,8 +37,17 @@ export interface LinkMakers {
   quotePdf: (pdf: GeneratedPdfRef) => string;
 }
 
-export function graphqlContext(ctx: OperationContext, links: LinkMakers, bulkStarted?: () => void, inRequestTransaction = false): GraphQLContext {
-  return { ...ctx, loaders: createLoaders(ctx), fileUrl: links.file, quotePdfUrl: links.quotePdf, bulkStarted, inRequestTransaction };
+export function graphqlContext(ctx: OperationContext, links: LinkMakers, extras: ContextExtras = {}): GraphQLContext {
+  return {
+    ...ctx,
+    loaders: createLoaders(ctx),
+    fileUrl: links.file,
+    quotePdfUrl: links.quotePdf,
+    bulkStarted: extras.bulkStarted,
+    inRequestTransaction: extras.inRequestTransaction ?? false,
+    webhookPolicy: extras.webhookPolicy ?? STRICT_POLICY,
+    concealInReplays: extras.concealInReplays,
+  };
 }
 
 /** A resolver map for one module (typed loosely: graphql-js checks shapes at run time). */

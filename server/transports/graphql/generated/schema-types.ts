@@ -873,6 +873,12 @@ export type Query = {
   outboxMessages: OutboxMessageConnection;
   /** A visit's report: null until the visit is completed (ADMIN, OFFICE, API). */
   visitReport?: Maybe<VisitReport>;
+  /** The organization's events of the last 30 days, in commit order: a cursor never skips an event committed late. first at most 100. ADMIN, OFFICE or API. */
+  infiniteEvents: EventConnection;
+  /** The organization's webhook endpoints, oldest first (ADMIN). */
+  webhookEndpoints: Array<WebhookEndpoint>;
+  /** Every attempt to deliver an event to an endpoint, newest first (ADMIN). first at most 100. */
+  infiniteWebhookDeliveries: WebhookDeliveryConnection;
 };
 
 
@@ -987,6 +993,20 @@ export type QueryvisitReportArgs = {
   serviceId: Scalars['ID']['input'];
 };
 
+
+export type QueryinfiniteEventsArgs = {
+  first: Scalars['Int']['input'];
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<EventFilter>;
+};
+
+
+export type QueryinfiniteWebhookDeliveriesArgs = {
+  first: Scalars['Int']['input'];
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<WebhookDeliveryFilter>;
+};
+
 export type Mutation = {
   updateOrganization: Organization;
   updateOrganizationSettings: OrganizationSettings;
@@ -1029,6 +1049,16 @@ export type Mutation = {
   resendVisitReport: VisitReport;
   /** Withdraws every link to the visit's report page (and its photos); returns how many were live. */
   revokeVisitReportLinks: Scalars['Int']['output'];
+  /** Adds an endpoint (ADMIN). The answer carries its signing secret, this once: a retry with the same Idempotency-Key answers secret null. */
+  createWebhookEndpoint: WebhookEndpointSecret;
+  /** Changes an endpoint (ADMIN); fields not given stay. enabled: true enables a disabled endpoint, which receives events from then on. */
+  updateWebhookEndpoint: WebhookEndpoint;
+  /** A new signing secret, answered this once; the old one keeps signing beside it for 24 hours (ADMIN). */
+  rotateWebhookSecret: WebhookEndpointSecret;
+  /** Deletes an endpoint with its delivery log (ADMIN). */
+  deleteWebhookEndpoint: WebhookEndpoint;
+  /** Sends an event of the last 30 days to the endpoint again, now, with the same webhook-id (ADMIN). */
+  redeliverEvent: WebhookRedelivery;
 };
 
 
@@ -1157,6 +1187,33 @@ export type MutationresendVisitReportArgs = {
 
 export type MutationrevokeVisitReportLinksArgs = {
   serviceId: Scalars['ID']['input'];
+};
+
+
+export type MutationcreateWebhookEndpointArgs = {
+  input: CreateWebhookEndpointInput;
+};
+
+
+export type MutationupdateWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateWebhookEndpointInput;
+};
+
+
+export type MutationrotateWebhookSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationdeleteWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationredeliverEventArgs = {
+  eventId: Scalars['ID']['input'];
+  endpointId: Scalars['ID']['input'];
 };
 
 export type Viewer = {
@@ -1887,7 +1944,8 @@ export type OutboxMessage = {
   id: Scalars['ID']['output'];
   operationId: Scalars['ID']['output'];
   channel: MessageChannel;
-  customerId: Scalars['ID']['output'];
+  /** The customer it went to; null for a notice to the organization itself (a webhook endpoint disabled). */
+  customerId?: Maybe<Scalars['ID']['output']>;
   recipient: Scalars['String']['output'];
   subject?: Maybe<Scalars['String']['output']>;
   /** The text, or an email's plain-text part. A visit report's link shows as [report link]: each sending makes its own. */
@@ -1944,4 +2002,114 @@ export type VisitReportLink = {
   createdAt: Scalars['DateTime']['output'];
   expiresAt: Scalars['DateTime']['output'];
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** Something that happened: a record's id and what changed. Read the record itself through its query. */
+export type Event = {
+  /** Also the webhook-id header of its deliveries: receivers drop an id they have seen. */
+  id: Scalars['ID']['output'];
+  /** e.g. customer.updated, visit.completed, quote.accepted, inventory.low_stock. */
+  type: Scalars['String']['output'];
+  occurredAt: Scalars['DateTime']['output'];
+  organizationId: Scalars['ID']['output'];
+  /** {id, ...}: the record's id and, per type, what changed (see the event types). */
+  data: Scalars['JSON']['output'];
+};
+
+export type EventConnection = {
+  edges: Array<EventEdge>;
+  pageInfo: PageInfo;
+};
+
+export type EventEdge = {
+  node: Event;
+  cursor: Scalars['String']['output'];
+};
+
+export type EventFilter = {
+  /** Only these types; none or empty: every type. */
+  types?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+export type WebhookEndpoint = {
+  id: Scalars['ID']['output'];
+  url: Scalars['String']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  /** The types delivered; null: every type. */
+  eventTypes?: Maybe<Array<Scalars['String']['output']>>;
+  enabled: Scalars['Boolean']['output'];
+  /** When and why it was disabled (410 Gone, failing for days, or by an ADMIN). */
+  disabledAt?: Maybe<Scalars['DateTime']['output']>;
+  disabledReason?: Maybe<Scalars['String']['output']>;
+  /** Every attempt since then has failed (null: the last attempt succeeded). */
+  failingSince?: Maybe<Scalars['DateTime']['output']>;
+  lastSuccessAt?: Maybe<Scalars['DateTime']['output']>;
+  lastFailureAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Until when the secret before the last rotation still signs beside the current one. */
+  previousSecretExpiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Deliveries waiting for an attempt or a retry. */
+  pendingDeliveries: Scalars['Int']['output'];
+  /** Deliveries whose retries ran out (or stopped when it was disabled), kept 30 days: redeliverEvent sends one again. */
+  failedDeliveries: Scalars['Int']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+export type WebhookEndpointSecret = {
+  endpoint: WebhookEndpoint;
+  /** whsec_ + base64: verifies the webhook-signature of each delivery (Standard Webhooks). Shown once; null in a replayed answer. */
+  secret?: Maybe<Scalars['String']['output']>;
+};
+
+export type CreateWebhookEndpointInput = {
+  /** https (plain http only where WEBHOOK_ALLOW_HTTP is set, for development). */
+  url: Scalars['String']['input'];
+  /** Types to deliver; none or empty: every type. */
+  eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  description?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type UpdateWebhookEndpointInput = {
+  url?: InputMaybe<Scalars['String']['input']>;
+  eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** One attempt to deliver an event to an endpoint. */
+export type WebhookDelivery = {
+  id: Scalars['ID']['output'];
+  endpointId: Scalars['ID']['output'];
+  /** The event (and the attempt's webhook-id). */
+  eventId: Scalars['ID']['output'];
+  eventType: Scalars['String']['output'];
+  /** 1 for the first attempt of the event to the endpoint, then each retry. */
+  attempt: Scalars['Int']['output'];
+  attemptedAt: Scalars['DateTime']['output'];
+  /** The HTTP status answered; null when nothing was (refused, unreachable, too slow). */
+  status?: Maybe<Scalars['Int']['output']>;
+  durationMs: Scalars['Int']['output'];
+  /** Why it failed; null when it succeeded (a 2xx). */
+  error?: Maybe<Scalars['String']['output']>;
+  succeeded: Scalars['Boolean']['output'];
+};
+
+export type WebhookDeliveryConnection = {
+  edges: Array<WebhookDeliveryEdge>;
+  pageInfo: PageInfo;
+};
+
+export type WebhookDeliveryEdge = {
+  node: WebhookDelivery;
+  cursor: Scalars['String']['output'];
+};
+
+export type WebhookDeliveryFilter = {
+  endpointId?: InputMaybe<Scalars['ID']['input']>;
+  eventId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type WebhookRedelivery = {
+  eventId: Scalars['ID']['output'];
+  endpointId: Scalars['ID']['output'];
 };
