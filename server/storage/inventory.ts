@@ -33,6 +33,8 @@ export interface InventoryFilter {
   isActive?: boolean | null;
   /** Items with a location below zero (stock used that was never recorded as received). */
   negativeStock?: boolean | null;
+  /** The item's id in the linked accounting system (linking records; migration 0029's index). */
+  accountingId?: string | null;
 }
 
 export const INVENTORY_SORT_KEYS: readonly SortKey[] = [
@@ -45,6 +47,7 @@ function inventoryConditions(orgId: string, filter: InventoryFilter): { where: s
   const where = ['i.org_id = $1', 'not i._deleted'];
   if (filter.category) where.push(`i.category = ${p.add(filter.category)}`);
   if (filter.isActive != null) where.push(`i.is_active = ${p.add(filter.isActive)}`);
+  if (filter.accountingId != null) where.push(`i.accounting_id = ${p.add(filter.accountingId)}`);
   const low = lowStockSql('i.quantity', 'i.reorder_point');
   if (filter.lowStock === true) where.push(low);
   if (filter.lowStock === false) where.push(`not ${low}`);

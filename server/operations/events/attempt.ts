@@ -2,7 +2,7 @@ import http from 'node:http';
 import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Attempt } from '../../storage/webhook-deliveries.js';
-import { checkedAddress, systemResolve, type Resolve, type ResolvedAddress } from './addresses.js';
+import { checkedAddress, literalAddress, systemResolve, type Resolve, type ResolvedAddress } from './addresses.js';
 import { signatureHeader } from './signing.js';
 
 /**
@@ -117,7 +117,9 @@ export function postEvent(attempt: Attempt, settings: AttemptSettings): Promise<
       if (settled) return;
       const body = eventBody(attempt);
       const headers = { ...webhookHeaders(attempt, body, attemptedAt), 'content-length': String(Buffer.byteLength(body)) };
-      request = network.request(url, { method: 'POST', headers, agent: false, lookup: fixedLookup(target), ...(url.protocol === 'https:' ? { servername: url.hostname } : {}) });
+      // TLS checks the certificate against the name (SNI too), while the socket goes to the address checked.
+      const servername = url.protocol === 'https:' && !literalAddress(url.hostname) ? { servername: url.hostname } : {};
+      request = network.request(url, { method: 'POST', headers, agent: false, lookup: fixedLookup(target), ...servername });
       request.once('socket', (socket) => {
         const connecting = setTimeout(() => settle(null, `no connection within ${settings.connectTimeoutMs} ms`), settings.connectTimeoutMs);
         socket.once('connect', () => clearTimeout(connecting));

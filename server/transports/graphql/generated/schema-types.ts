@@ -1313,6 +1313,10 @@ export type CustomerFilter = {
   city?: InputMaybe<StringFilter>;
   state?: InputMaybe<StringFilter>;
   zipCode?: InputMaybe<StringFilter>;
+  /** The customer's id in the linked accounting system: a connector finds the record it linked (eq), so a retried run updates it instead of making another. */
+  accountingId?: InputMaybe<StringFilter>;
+  /** The customer's id at the payment processor. */
+  paymentProcessorId?: InputMaybe<StringFilter>;
   tags?: InputMaybe<ScalarListFilter>;
   customerSinceDate?: InputMaybe<DateTimeFilter>;
   /** Defaults to false: deleted customers are listed only when asked for. */
@@ -1528,6 +1532,8 @@ export type InventoryFilter = {
   isActive?: InputMaybe<Scalars['Boolean']['input']>;
   /** true: items with a location below zero (used but never received: recorded, flagged, not refused). */
   negativeStock?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The item's id in the linked accounting system: a connector finds the item it linked, so a retried run updates it instead of making another. */
+  accountingId?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type InventoryItemSelector = {
