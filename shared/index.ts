@@ -6,3 +6,4 @@ export * from './schema/index.js';
 export * from './sync/index.js';
 export * from './chemistry/index.js';
 export * from './events/index.js';
+export * from './money.js';

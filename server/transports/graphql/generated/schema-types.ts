@@ -13,6 +13,19 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
+export type ChemicalBilling =
+  | 'INCLUDED'
+  | 'UNIT_PRICE'
+  | 'COST_PLUS';
+
+export type TaxRounding =
+  | 'PER_INVOICE'
+  | 'PER_LINE';
+
+export type FlatRateTiming =
+  | 'ARREARS'
+  | 'ADVANCE';
+
 export type Chemical =
   | 'LIQUID_CHLORINE'
   | 'CAL_HYPO'
@@ -73,6 +86,35 @@ export type StockMovementReason =
   | 'RECEIVE'
   | 'RETURN';
 
+export type InvoiceStatus =
+  | 'DRAFT'
+  | 'OPEN'
+  | 'PAID'
+  | 'VOID';
+
+export type InvoiceOrigin =
+  | 'GENERATED'
+  | 'QUOTE'
+  | 'MANUAL';
+
+export type InvoiceLineSource =
+  | 'VISIT'
+  | 'STOCK_MOVEMENT'
+  | 'QUOTE_LINE'
+  | 'FLAT_RATE'
+  | 'MANUAL';
+
+export type PaymentKind =
+  | 'PAYMENT'
+  | 'REVERSAL';
+
+export type PaymentMethod =
+  | 'CASH'
+  | 'CHECK'
+  | 'CARD'
+  | 'ACH'
+  | 'OTHER';
+
 export type Address = {
   street?: Maybe<Scalars['String']['output']>;
   city?: Maybe<Scalars['String']['output']>;
@@ -101,6 +143,14 @@ export type OrganizationSettings = {
   emailReplyTo?: Maybe<Scalars['String']['output']>;
   /** Email / text each completed visit's report to its customer (as their reportNotification says) */
   sendVisitReports: Scalars['Boolean']['output'];
+  /** Chemicals and parts used on visits: INCLUDED in the service (null), at the item UNIT_PRICE, or COST_PLUS its cost price and chemicalMarkupPercent */
+  chemicalBilling?: Maybe<ChemicalBilling>;
+  /** Markup on the cost price under COST_PLUS, percent (null: 0) */
+  chemicalMarkupPercent?: Maybe<Scalars['Float']['output']>;
+  /** Round tax PER_INVOICE (null: each rate summed, then rounded once) or PER_LINE */
+  taxRounding?: Maybe<TaxRounding>;
+  /** MONTHLY_FLAT customers billed in ARREARS (null: after the month) or in ADVANCE (the next month too) */
+  flatRateTiming?: Maybe<FlatRateTiming>;
   /** Target ranges, products and caps of the water chemistry engine; null: the defaults (read through chemistrySettingsOf) */
   waterChemistry?: Maybe<WaterChemistrySettings>;
 };
@@ -119,6 +169,14 @@ export type OrganizationSettingsInput = {
   emailReplyTo?: InputMaybe<Scalars['String']['input']>;
   /** Email / text each completed visit's report to its customer (as their reportNotification says) */
   sendVisitReports: Scalars['Boolean']['input'];
+  /** Chemicals and parts used on visits: INCLUDED in the service (null), at the item UNIT_PRICE, or COST_PLUS its cost price and chemicalMarkupPercent */
+  chemicalBilling?: InputMaybe<ChemicalBilling>;
+  /** Markup on the cost price under COST_PLUS, percent (null: 0) */
+  chemicalMarkupPercent?: InputMaybe<Scalars['Float']['input']>;
+  /** Round tax PER_INVOICE (null: each rate summed, then rounded once) or PER_LINE */
+  taxRounding?: InputMaybe<TaxRounding>;
+  /** MONTHLY_FLAT customers billed in ARREARS (null: after the month) or in ADVANCE (the next month too) */
+  flatRateTiming?: InputMaybe<FlatRateTiming>;
   /** Target ranges, products and caps of the water chemistry engine; null: the defaults (read through chemistrySettingsOf) */
   waterChemistry?: InputMaybe<WaterChemistrySettingsInput>;
 };
@@ -295,6 +353,8 @@ export type CustomerServiceEntity = {
   dayOfWeek?: Maybe<Scalars['Int']['output']>;
   /** Price per visit */
   rate?: Maybe<Scalars['Float']['output']>;
+  /** Price per month when billingMethod is MONTHLY_FLAT */
+  monthlyRate?: Maybe<Scalars['Float']['output']>;
   startDate?: Maybe<Scalars['Date']['output']>;
   notes?: Maybe<Scalars['String']['output']>;
 };
@@ -310,6 +370,8 @@ export type CustomerServiceEntityInput = {
   dayOfWeek?: InputMaybe<Scalars['Int']['input']>;
   /** Price per visit */
   rate?: InputMaybe<Scalars['Float']['input']>;
+  /** Price per month when billingMethod is MONTHLY_FLAT */
+  monthlyRate?: InputMaybe<Scalars['Float']['input']>;
   startDate?: InputMaybe<Scalars['Date']['input']>;
   notes?: InputMaybe<Scalars['String']['input']>;
 };
@@ -569,9 +631,11 @@ export type Customer = {
   status?: Maybe<Scalars['String']['output']>;
   tags?: Maybe<Array<Scalars['String']['output']>>;
   paymentMethod?: Maybe<Scalars['String']['output']>;
+  /** PER_VISIT (each completed visit at its quoted price, else service.rate) or MONTHLY_FLAT (service.monthlyRate a month); null is PER_VISIT */
   billingMethod?: Maybe<Scalars['String']['output']>;
   contactMethod?: Maybe<Scalars['String']['output']>;
   paymentType?: Maybe<Scalars['String']['output']>;
+  /** How often invoices are made: MONTHLY (null is MONTHLY) */
   billingFrequency?: Maybe<Scalars['String']['output']>;
   /** Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS) */
   reportNotification?: Maybe<Scalars['String']['output']>;
@@ -582,11 +646,14 @@ export type Customer = {
   salesNotes?: Maybe<Scalars['String']['output']>;
   notes?: Maybe<Scalars['String']['output']>;
   readyForInvoice?: Maybe<Scalars['Boolean']['output']>;
+  /** The tax on this customer's invoices; null: the organization's defaultTaxId */
+  taxId?: Maybe<Scalars['ID']['output']>;
   isCommercial?: Maybe<Scalars['Boolean']['output']>;
   paymentProcessorId?: Maybe<Scalars['String']['output']>;
   accountingId?: Maybe<Scalars['String']['output']>;
   customFields?: Maybe<Scalars['JSON']['output']>;
   quotedPrices?: Maybe<Array<Maybe<CustomerQuotedPriceEntity>>>;
+  creditBalance?: Maybe<Scalars['Float']['output']>;
   nextScheduledApt?: Maybe<Appointment>;
 };
 
@@ -764,6 +831,138 @@ export type StockMovement = {
   /** Set when the movement is a chemical dose on a visit */
   dose?: Maybe<DoseRecord>;
   createdById?: Maybe<Scalars['ID']['output']>;
+};
+
+export type Invoice = {
+  /** Unique identifier; generated on the device for replicated records */
+  id: Scalars['ID']['output'];
+  /** Creation timestamp, set by the server */
+  createdAt: Scalars['DateTime']['output'];
+  /** Last change, set by the server on every write */
+  updatedAt: Scalars['DateTime']['output'];
+  /** invoicePrefix plus the next number, given when finalized (a draft has none) */
+  number?: Maybe<Scalars['String']['output']>;
+  customerId: Scalars['ID']['output'];
+  status: InvoiceStatus;
+  origin: InvoiceOrigin;
+  /** First day billed, in the organization time zone */
+  periodStart?: Maybe<Scalars['Date']['output']>;
+  /** Last day billed (included) */
+  periodEnd?: Maybe<Scalars['Date']['output']>;
+  /** ISO 4217 code: the organization's currency when the invoice was made */
+  currency: Scalars['String']['output'];
+  subtotal: Scalars['Float']['output'];
+  tax: Scalars['Float']['output'];
+  total: Scalars['Float']['output'];
+  /** Sum of the payment applications (reversals subtract) */
+  amountPaid: Scalars['Float']['output'];
+  /** total - amountPaid */
+  balanceDue: Scalars['Float']['output'];
+  /** How its tax was rounded, kept so the total never changes when the rule does */
+  taxRounding: TaxRounding;
+  /** The day it was finalized, in the organization time zone */
+  issueDate?: Maybe<Scalars['Date']['output']>;
+  /** issueDate + invoiceDueDays */
+  dueDate?: Maybe<Scalars['Date']['output']>;
+  notes?: Maybe<Scalars['String']['output']>;
+  /** Its id in the accounting system (ADMIN and API tokens set it) */
+  accountingId?: Maybe<Scalars['String']['output']>;
+  /** The accepted quote it was converted from */
+  quoteId?: Maybe<Scalars['ID']['output']>;
+  /** The voided invoice this one reissues */
+  replacesInvoiceId?: Maybe<Scalars['ID']['output']>;
+  finalizedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When it was last emailed */
+  sentAt?: Maybe<Scalars['DateTime']['output']>;
+  voidedAt?: Maybe<Scalars['DateTime']['output']>;
+  voidReason?: Maybe<Scalars['String']['output']>;
+  customer: Customer;
+  lines: Array<InvoiceLine>;
+  applications: Array<PaymentApplication>;
+  overdue: Scalars['Boolean']['output'];
+  partlyPaid: Scalars['Boolean']['output'];
+  replacedBy?: Maybe<Invoice>;
+  pdfUrl?: Maybe<Scalars['String']['output']>;
+};
+
+export type InvoiceLine = {
+  /** Unique identifier; generated on the device for replicated records */
+  id: Scalars['ID']['output'];
+  /** Creation timestamp, set by the server */
+  createdAt: Scalars['DateTime']['output'];
+  /** Last change, set by the server on every write */
+  updatedAt: Scalars['DateTime']['output'];
+  invoiceId: Scalars['ID']['output'];
+  /** Its place on the invoice */
+  position: Scalars['Int']['output'];
+  sourceType: InvoiceLineSource;
+  /** What it bills (see InvoiceLineSource); null for a MANUAL line */
+  sourceId?: Maybe<Scalars['String']['output']>;
+  /** The visit it belongs to (a visit, or stock used on one) */
+  serviceId?: Maybe<Scalars['ID']['output']>;
+  /** The day of the work (a visit), or the first day of a flat-rate month */
+  date?: Maybe<Scalars['Date']['output']>;
+  /** The inventory item of stock used */
+  itemId?: Maybe<Scalars['ID']['output']>;
+  description: Scalars['String']['output'];
+  quantity: Scalars['Float']['output'];
+  unitPrice: Scalars['Float']['output'];
+  /** quantity x unitPrice, rounded to the minor unit */
+  amount: Scalars['Float']['output'];
+  taxId?: Maybe<Scalars['ID']['output']>;
+  /** Percent of the tax applied, as it was when the line was priced (0: none) */
+  taxRate: Scalars['Float']['output'];
+  /** The line's own tax, rounded, on a PER_LINE invoice; null on a PER_INVOICE one */
+  taxAmount?: Maybe<Scalars['Float']['output']>;
+};
+
+export type Payment = {
+  /** Unique identifier; generated on the device for replicated records */
+  id: Scalars['ID']['output'];
+  /** Creation timestamp, set by the server */
+  createdAt: Scalars['DateTime']['output'];
+  /** Last change, set by the server on every write */
+  updatedAt: Scalars['DateTime']['output'];
+  customerId: Scalars['ID']['output'];
+  kind: PaymentKind;
+  /** What was received; a reversal carries the negative of what it reverses */
+  amount: Scalars['Float']['output'];
+  /** ISO 4217 code; must be the organization's */
+  currency: Scalars['String']['output'];
+  method: PaymentMethod;
+  /** Check number, receipt number, ... */
+  reference?: Maybe<Scalars['String']['output']>;
+  receivedAt: Scalars['DateTime']['output'];
+  /** The invoices the payer named, as recorded (paid first, in this order) */
+  invoiceIds?: Maybe<Array<Scalars['ID']['output']>>;
+  /** On a reversal: the payment it reverses */
+  reversesPaymentId?: Maybe<Scalars['ID']['output']>;
+  /** Why a reversal was made */
+  reason?: Maybe<Scalars['String']['output']>;
+  /** Its id at the payment processor (card payments through a processor are not taken here yet) */
+  paymentProcessorId?: Maybe<Scalars['String']['output']>;
+  accountingId?: Maybe<Scalars['String']['output']>;
+  createdById?: Maybe<Scalars['ID']['output']>;
+  customer: Customer;
+  applications: Array<PaymentApplication>;
+  unapplied: Scalars['Float']['output'];
+  reversedBy?: Maybe<Payment>;
+};
+
+export type PaymentApplication = {
+  /** Unique identifier; generated on the device for replicated records */
+  id: Scalars['ID']['output'];
+  /** Creation timestamp, set by the server */
+  createdAt: Scalars['DateTime']['output'];
+  /** Last change, set by the server on every write */
+  updatedAt: Scalars['DateTime']['output'];
+  paymentId: Scalars['ID']['output'];
+  invoiceId: Scalars['ID']['output'];
+  amount: Scalars['Float']['output'];
+  /** When it counts from: the payment received, or credit applied */
+  appliedAt: Scalars['DateTime']['output'];
+  invoice: Invoice;
+  payment: Payment;
 };
 
 export type PageInfo = {
@@ -1386,9 +1585,11 @@ export type CreateCustomerInput = {
   status?: InputMaybe<Scalars['String']['input']>;
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  /** PER_VISIT (each completed visit at its quoted price, else service.rate) or MONTHLY_FLAT (service.monthlyRate a month); null is PER_VISIT */
   billingMethod?: InputMaybe<Scalars['String']['input']>;
   contactMethod?: InputMaybe<Scalars['String']['input']>;
   paymentType?: InputMaybe<Scalars['String']['input']>;
+  /** How often invoices are made: MONTHLY (null is MONTHLY) */
   billingFrequency?: InputMaybe<Scalars['String']['input']>;
   /** Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS) */
   reportNotification?: InputMaybe<Scalars['String']['input']>;
@@ -1399,6 +1600,8 @@ export type CreateCustomerInput = {
   salesNotes?: InputMaybe<Scalars['String']['input']>;
   notes?: InputMaybe<Scalars['String']['input']>;
   readyForInvoice?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The tax on this customer's invoices; null: the organization's defaultTaxId */
+  taxId?: InputMaybe<Scalars['ID']['input']>;
   isCommercial?: InputMaybe<Scalars['Boolean']['input']>;
   paymentProcessorId?: InputMaybe<Scalars['String']['input']>;
   accountingId?: InputMaybe<Scalars['String']['input']>;
@@ -1445,9 +1648,11 @@ export type UpdateCustomerInput = {
   status?: InputMaybe<Scalars['String']['input']>;
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  /** PER_VISIT (each completed visit at its quoted price, else service.rate) or MONTHLY_FLAT (service.monthlyRate a month); null is PER_VISIT */
   billingMethod?: InputMaybe<Scalars['String']['input']>;
   contactMethod?: InputMaybe<Scalars['String']['input']>;
   paymentType?: InputMaybe<Scalars['String']['input']>;
+  /** How often invoices are made: MONTHLY (null is MONTHLY) */
   billingFrequency?: InputMaybe<Scalars['String']['input']>;
   /** Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS) */
   reportNotification?: InputMaybe<Scalars['String']['input']>;
@@ -1458,6 +1663,8 @@ export type UpdateCustomerInput = {
   salesNotes?: InputMaybe<Scalars['String']['input']>;
   notes?: InputMaybe<Scalars['String']['input']>;
   readyForInvoice?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The tax on this customer's invoices; null: the organization's defaultTaxId */
+  taxId?: InputMaybe<Scalars['ID']['input']>;
   isCommercial?: InputMaybe<Scalars['Boolean']['input']>;
   paymentProcessorId?: InputMaybe<Scalars['String']['input']>;
   accountingId?: InputMaybe<Scalars['String']['input']>;
