@@ -177,6 +177,39 @@ describe.each(engines)('events on %s', { timeout: 120_000 }, (engine) => {
     expect(all.at(-1)!.type).toBe('bulk_operation.finished');
   });
 
+  it('billing: invoices finalized, paid and voided, payments recorded and reversed, by the writes to their tables', async () => {
+    const { org, events } = await organization('Billing Events');
+    const db = store.db;
+    await db.query(`insert into customers (org_id, id, last_name) values ($1, 'payer', 'Payer')`, [org.id]);
+    const invoice = (id: string) =>
+      db.query(
+        `insert into invoices (org_id, id, customer_id, status, origin, currency, subtotal, tax, total, amount_paid, balance_due, tax_rounding)
+         values ($1, $2, 'payer', 'DRAFT', 'MANUAL', 'USD', 10000, 0, 10000, 0, 10000, 'PER_INVOICE')`,
+        [org.id, id],
+      );
+    await invoice('inv-1');
+    await invoice('inv-2');
+    await db.query(`update invoices set notes = 'draft edit' where org_id = $1 and id = 'inv-1'`, [org.id]);
+    await db.query(`update invoices set status = 'OPEN', number = 'INV-1', finalized_at = now(), issue_date = current_date where org_id = $1 and id = 'inv-1'`, [org.id]);
+    await db.query(`update invoices set status = 'OPEN', number = 'INV-2', finalized_at = now() where org_id = $1 and id = 'inv-2'`, [org.id]);
+    await db.query(`insert into payments (org_id, id, customer_id, kind, amount, currency, method, received_at) values ($1, 'pay-1', 'payer', 'PAYMENT', 10000, 'USD', 'CHECK', now())`, [org.id]);
+    await db.query(`update invoices set amount_paid = 10000, balance_due = 0, status = 'PAID' where org_id = $1 and id = 'inv-1'`, [org.id]);
+    await db.query(
+      `insert into payments (org_id, id, customer_id, kind, amount, currency, method, received_at, reverses_payment_id, reason) values ($1, 'rev-1', 'payer', 'REVERSAL', -10000, 'USD', 'CHECK', now(), 'pay-1', 'bounced')`,
+      [org.id],
+    );
+    await db.query(`update invoices set status = 'VOID', voided_at = now(), void_reason = 'wrong customer' where org_id = $1 and id = 'inv-2'`, [org.id]);
+    const billing = (await events()).filter((e) => /^(invoice|payment)\./.test(e.type));
+    expect(billing.map((e) => [e.type, e.data])).toEqual([
+      ['invoice.finalized', { id: 'inv-1', customerId: 'payer', number: 'INV-1' }],
+      ['invoice.finalized', { id: 'inv-2', customerId: 'payer', number: 'INV-2' }],
+      ['payment.recorded', { id: 'pay-1', customerId: 'payer' }],
+      ['invoice.paid', { id: 'inv-1', customerId: 'payer', number: 'INV-1' }],
+      ['payment.reversed', { id: 'rev-1', customerId: 'payer', reversesPaymentId: 'pay-1' }],
+      ['invoice.voided', { id: 'inv-2', customerId: 'payer', number: 'INV-2' }],
+    ]);
+  });
+
   it('a change rolled back leaves no event, and an event never exists without its change', async () => {
     const { org, events } = await organization('Rolled Back');
     await expect(

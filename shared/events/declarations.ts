@@ -119,6 +119,33 @@ export const EVENT_SOURCES: readonly EventSource[] = [
     ],
   },
   {
+    table: 'invoices',
+    rules: [
+      {
+        type: 'invoice.finalized',
+        on: ['insert', 'update'],
+        enters: { set: 'finalizedAt' },
+        data: ['customerId', 'number'],
+        doc: 'An invoice was finalized: numbered, issued, its money frozen (status OPEN, or PAID when nothing is owed). data: {id, customerId, number}.',
+      },
+      { type: 'invoice.paid', on: ['update'], enters: { equals: 'status', value: 'PAID' }, data: ['customerId', 'number'], doc: 'Nothing is owed on an invoice any more (status PAID). data: {id, customerId, number}.' },
+      { type: 'invoice.voided', on: ['update'], enters: { set: 'voidedAt' }, data: ['customerId', 'number'], doc: 'An invoice was voided (withdrawn; its work may be billed again). data: {id, customerId, number}.' },
+    ],
+  },
+  {
+    table: 'payments',
+    rules: [
+      { type: 'payment.recorded', on: ['insert'], enters: { equals: 'kind', value: 'PAYMENT' }, data: ['customerId'], doc: 'A payment was recorded (by the office, an integration or a device that took it). data: {id, customerId}.' },
+      {
+        type: 'payment.reversed',
+        on: ['insert'],
+        enters: { equals: 'kind', value: 'REVERSAL' },
+        data: ['customerId', 'reversesPaymentId'],
+        doc: 'A payment was reversed (a bounced check, a refund): the reversal is a payment entry of its own. data: {id, customerId, reversesPaymentId}: id is the reversal\'s, reversesPaymentId the payment it reverses.',
+      },
+    ],
+  },
+  {
     table: 'stock_levels',
     rules: [
       {
