@@ -8,8 +8,9 @@ import { OfficeCreateTokenDocument, OfficeOrganizationDocument, OfficeProfileDoc
 import { useAction, useGraphQL, useSession } from '../../app-kit/hooks.js';
 import { PhoneSignIn } from '../components/phone-sign-in.js';
 import { WaterChemistrySettingsForm } from '../components/water-chemistry-settings.js';
+import { Integrations } from './integrations.js';
 
-/** The organization's profile, settings and logo, its water chemistry, and (for an ADMIN) its technicians' phones and API tokens. */
+/** The organization's profile, settings and logo, its water chemistry, and (for an ADMIN) its technicians' phones, API tokens and integrations. */
 type OrganizationAnswer = OfficeOrganizationQuery;
 
 export function SettingsScreen() {
@@ -28,9 +29,10 @@ export function SettingsScreen() {
         <>
           <PhoneSignIn />
           <Tokens />
+          <Integrations />
         </>
       ) : (
-        <p>Phones and API tokens are managed by an ADMIN.</p>
+        <p>Phones, API tokens and integrations are managed by an ADMIN.</p>
       )}
     </section>
   );
