@@ -150,8 +150,8 @@ declare
   v_orgs text[];
 begin${lock}
   with made as (
-    insert into events (org_id, seq, id, type, occurred_at, data)
-    select c.org_id, nextval('change_seq'), 'evt_' || replace(gen_random_uuid()::text, '-', ''), c.type, clock_timestamp(), c.data
+    insert into events (org_id, seq, type, occurred_at, data)
+    select c.org_id, nextval('change_seq'), c.type, clock_timestamp(), c.data
       from (${candidates}) c
     returning org_id)
   select array_agg(distinct org_id) into v_orgs from made;

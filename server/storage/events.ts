@@ -35,7 +35,13 @@ export async function installEventTriggers(db: Database): Promise<boolean> {
   });
 }
 
-const COLUMNS = `e.id, e.org_id as "orgId", e.seq, e.type, e.occurred_at as "occurredAt", e.data`;
+/** An event's id is `evt_` and its seq (unique: one sequence for every organization). */
+export const EVENT_ID_PREFIX = 'evt_';
+const idOf = (alias: string) => `'${EVENT_ID_PREFIX}' || ${alias}.seq`;
+/** The seq an event id names, or null for a string that names none. */
+export const seqOfEventId = (id: string): number | null => (/^evt_[1-9]\d{0,17}$/.test(id) ? Number(id.slice(EVENT_ID_PREFIX.length)) : null);
+
+const COLUMNS = `${idOf('e')} as id, e.org_id as "orgId", e.seq, e.type, e.occurred_at as "occurredAt", e.data`;
 
 /** The feed's order: the organization's change sequence. */
 export const EVENT_KEYS: readonly SortKey[] = [{ expr: 'e.seq', type: 'bigint', desc: false }];
@@ -56,7 +62,9 @@ export function eventPage(q: Queryable, orgId: string, filter: EventFilter, days
 }
 
 export async function eventById(q: Queryable, orgId: string, id: string): Promise<StoredEvent | null> {
-  const { rows } = await q.query<StoredEvent>(`select ${COLUMNS} from events e where e.org_id = $1 and e.id = $2`, [orgId, id]);
+  const seq = seqOfEventId(id);
+  if (seq === null) return null;
+  const { rows } = await q.query<StoredEvent>(`select ${COLUMNS} from events e where e.org_id = $1 and e.seq = $2`, [orgId, seq]);
   return rows[0] ?? null;
 }
 

@@ -70,10 +70,10 @@ export async function fanOut(q: Queryable, orgId: string, { batch, claim, leaseS
          from webhook_endpoints w where w.org_id = $1 and w.enabled
           for update skip locked
      ), batch as (
-       select eps.id as endpoint_id, ev.seq, ev.id as event_id, ev.type, ev.occurred_at, ev.data,
+       select eps.id as endpoint_id, ev.seq, 'evt_' || ev.seq as event_id, ev.type, ev.occurred_at, ev.data,
               (eps.event_types is null or cardinality(eps.event_types) = 0 or ev.type = any(eps.event_types)) as wanted
          from eps cross join lateral (
-           select e.seq, e.id, e.type, e.occurred_at, e.data from events e
+           select e.seq, e.type, e.occurred_at, e.data from events e
             where e.org_id = $1 and e.seq > eps.fanned_seq order by e.seq limit $2) ev
      ), advanced as (
        update webhook_endpoints w set fanned_seq = b.top

@@ -15,6 +15,7 @@ import { benchCompanyOffice } from './company-office.js';
 import { benchRouteFirst } from './route-first.js';
 import { benchTechnicianApp } from './technician-app.js';
 import { benchDocuments } from './documents.js';
+import { benchWebhooks } from './webhooks.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -61,7 +62,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|tech|route|company|docs|chemistry|json runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|bulk|scale|storm|app|tech|route|company|docs|chemistry|webhooks|json runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 // The engine needs no store: it runs first, in a few seconds.
 if (!only || only === 'chemistry') await benchChemistry();
@@ -92,4 +93,6 @@ if (!only || only === 'route') await benchRouteFirst();
 if (!only || only === 'company') await (onPg ? benchCompanyOffice('postgres', postgresUrl) : benchCompanyOffice('pglite'));
 // The customer's documents: quote PDFs and visit reports (the embedded store).
 if (!only || only === 'docs') await benchDocuments();
+// Events and webhooks: delivery latency (PostgreSQL) and what events cost the writes that make them (both engines).
+if (!only || only === 'webhooks') await benchWebhooks(engines, onPg ? postgresUrl : undefined);
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

@@ -6,18 +6,18 @@
 -- so within an organization seq order is commit order: a reader paging by seq never skips an
 -- event committed late. Kept 30 days (the hourly pruning deletes older ones by occurred_at, which
 -- follows the order rows are written in: a BRIN index is enough and costs the writes nothing).
--- No foreign key to organizations: it would be one more check per row on every write that makes
--- events, for an organization the writing row already names.
+-- An event's id is `evt_<seq>` (seq is drawn from one sequence for every organization, so it is
+-- unique), read from seq rather than stored: no second index to keep on every write. No foreign
+-- key to organizations: it would be one more check per row on every write that makes events, for
+-- an organization the writing row already names.
 create table events (
   org_id text not null,
   seq bigint not null,
-  id text not null,
   type text not null,
   occurred_at timestamptz not null,
   data jsonb not null,
   primary key (org_id, seq)
 );
-create unique index events_by_id on events (org_id, id);
 create index events_by_time on events using brin (occurred_at);
 
 -- The event rules installed (a hash of the generated SQL), so a start installs them only when
