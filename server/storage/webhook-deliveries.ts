@@ -151,6 +151,10 @@ export async function claimDueAttempts(q: Queryable, limit: number, leaseSeconds
  * moved to its next attempt when it failed with retries left, FAILED when none are left; and each
  * endpoint's health (last success, last failure, failing since). A record whose delivery was
  * claimed again meanwhile (this process outlived its lease) changes only the log.
+ *
+ * Locks are taken endpoint first, then deliveries, as the fan-out and disableEndpoint take them:
+ * the statement's own update runs before the data-modifying WITH parts it does not read (which
+ * PostgreSQL runs to completion after it), so no two of them wait on each other in a circle.
  */
 export async function recordAttempts(q: Queryable, done: readonly { attempt: Attempt; outcome: AttemptOutcome }[]): Promise<void> {
   if (!done.length) return;
