@@ -187,10 +187,12 @@ export class WebhookWorker {
 
   /** Starts an attempt; its outcome waits in `answered` for the next record. */
   private begin(attempt: Attempt): void {
-    const running = this.attempt(attempt).finally(() => {
-      this.inFlight.delete(running);
-      this.wake();
-    });
+    const running = this.attempt(attempt)
+      .catch((error: unknown) => this.options.logger.error({ err: error, event: attempt.eventId }, 'a webhook attempt failed unexpectedly; its claim lapses and it is tried again'))
+      .finally(() => {
+        this.inFlight.delete(running);
+        this.wake();
+      });
     this.inFlight.add(running);
   }
 

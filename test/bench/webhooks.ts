@@ -27,9 +27,10 @@ import { BENCH_OFFICE_WINDOW_DAYS, seedOrganizationData } from './seed.js';
  *    timed from the mutation's answer.
  * 2. What events cost the writes that make them: a sync push of 1,000 new + 1,000 edited visits
  *    and a GraphQL mutation (updateCustomer), on one seeded store, with the event triggers
- *    installed and dropped in turn (the store as it was before events), rounds interleaved so the
- *    machine's drift falls on both alike. The organization has an endpoint (the triggers' notify
- *    path runs), no worker delivers.
+ *    installed and dropped in turn (the store as it was before events), in blocks of with,
+ *    without, without, with, so the machine's drift and the store's growth fall on both alike; and
+ *    the event trigger's own share of the statements (EXPLAIN ANALYZE). The organization has an
+ *    endpoint (the triggers' notify path runs), no worker delivers.
  */
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
@@ -167,13 +168,15 @@ async function writeCost(engine: 'pglite' | 'postgres', postgresUrl?: string): P
     const server = await startTestServer(db, { http: { rateLimitPerMinute: 0 }, syncBodyLimitBytes: 64 * 1024 * 1024 });
     try {
       await graphql(server.url, token, `mutation { createWebhookEndpoint(input: {url: "https://hooks.example.com/bench"}) { secret } }`);
-      const rounds = Number(process.env.WEBHOOK_BENCH_ROUNDS ?? 6);
+      // Blocks of four rounds, with, without, without, with (ABBA): the store grows a little with
+      // every round, and a trend then falls on both sides of each block alike.
+      const blocks = Number(process.env.WEBHOOK_BENCH_BLOCKS ?? 3);
+      const order = Array.from({ length: blocks }, () => ['on', 'off', 'off', 'on'] as const).flat();
       const results = { on: { push: [] as number[], mutation: [] as number[] }, off: { push: [] as number[], mutation: [] as number[] } };
       let round = 0;
       const customerIds = Array.from({ length: 5_000 }, (_, i) => `cust-${String(i + 1).padStart(7, '0')}`);
       const loadBefore = load();
-      for (let r = 0; r < rounds * 2; r++) {
-        const events = r % 2 === 0 ? 'on' : 'off';
+      for (const events of order) {
         await db.exec(events === 'on' ? eventSql() : DROP_EVENT_TRIGGERS);
         results[events].push.push(await pushVisits(server.url, device, round++));
         const times: number[] = [];
@@ -187,14 +190,16 @@ async function writeCost(engine: 'pglite' | 'postgres', postgresUrl?: string): P
       }
       await db.exec(eventSql());
       const name = engine === 'postgres' ? 'PostgreSQL' : 'PGlite (folder store)';
-      const change = (before: number, after: number) => `${after >= before ? '+' : ''}${(((after - before) / before) * 100).toFixed(1)}%`;
-      console.log(`\nWhat events cost their writes, ${name} (5,000 customers, 20,000 visits; ${rounds} rounds each way, interleaved), load ${loadBefore} -> ${load()}`);
-      console.log('| engine | write | without events (median) | with events (median) | change |');
+      const percent = (ratio: number) => `${ratio >= 1 ? '+' : ''}${((ratio - 1) * 100).toFixed(1)}%`;
+      /** Each block's with / without (its two rounds each way summed); the median block. */
+      const blockRatio = (values: { on: number[]; off: number[] }) =>
+        median(Array.from({ length: blocks }, (_, b) => (values.on[2 * b]! + values.on[2 * b + 1]!) / (values.off[2 * b]! + values.off[2 * b + 1]!)));
+      const runs = (values: number[], digits: number) => values.map((t) => t.toFixed(digits)).join(', ');
+      console.log(`\nWhat events cost their writes, ${name} (5,000 customers, 20,000 visits; ${blocks} blocks of with, without, without, with), load ${loadBefore} -> ${load()}`);
+      console.log('| engine | write | without events | with events | with / without (median block) |');
       console.log('|---|---|---|---|---|');
-      const push = [median(results.off.push), median(results.on.push)] as const;
-      const mutation = [median(results.off.mutation), median(results.on.mutation)] as const;
-      console.log(`| ${name} | sync push, 1,000 new + 1,000 edited visits | ${push[0].toFixed(0)} ms (runs ${results.off.push.map((t) => t.toFixed(0)).join(', ')}) | ${push[1].toFixed(0)} ms (runs ${results.on.push.map((t) => t.toFixed(0)).join(', ')}) | ${change(...push)} |`);
-      console.log(`| ${name} | GraphQL updateCustomer (median of 60 per round) | ${mutation[0].toFixed(2)} ms | ${mutation[1].toFixed(2)} ms | ${change(...mutation)} |`);
+      console.log(`| ${name} | sync push, 1,000 new + 1,000 edited visits (ms) | ${runs(results.off.push, 0)} | ${runs(results.on.push, 0)} | ${percent(blockRatio({ on: results.on.push, off: results.off.push }))} |`);
+      console.log(`| ${name} | GraphQL updateCustomer, median of 60 (ms) | ${runs(results.off.mutation, 2)} | ${runs(results.on.mutation, 2)} | ${percent(blockRatio({ on: results.on.mutation, off: results.off.mutation }))} |`);
       await triggerShare(db, organization.id, name);
     } finally {
       await server.close();
