@@ -6,7 +6,7 @@ import { disableWithNotice } from '../operations/events/notices.js';
 import { retryWaitSeconds } from '../operations/events/schedule.js';
 import type { Database } from '../storage/db.js';
 import { claimDueNotices, markAttemptFailed, markMessage } from '../storage/outgoing-messages.js';
-import { claimDueAttempts, endpointsFailingSince, fanOut, organizationsBehind, recordAttempts, type Attempt, type AttemptOutcome } from '../storage/webhook-deliveries.js';
+import { claimDueAttempts, endpointsFailingSince, fanOut, organizationsBehind, recordAttempts, REDELIVERY_NOTICE, type Attempt, type AttemptOutcome } from '../storage/webhook-deliveries.js';
 import type { Messenger } from './messenger.js';
 
 /**
@@ -60,6 +60,13 @@ export class WebhookWorker {
   /** Organizations with new events to fan out. */
   private readonly dirty = new Set<string>();
   private sweepDue = true;
+  /**
+   * Deliveries may be due that no fan-out claimed (a retry come due, a redelivery, a fan-out with
+   * no free slot). Claims are made only then and at each poll, not at every wake-up: a delivered
+   * row leaves a dead entry in the due index until vacuum, and a claim at every event would walk
+   * them a hundred times a second.
+   */
+  private claimWanted = true;
   /** An endpoint was disabled: its notice goes out in the next round, not at the next poll. */
   private noticesDue = false;
   private readonly inFlight = new Set<Promise<void>>();
@@ -77,8 +84,9 @@ export class WebhookWorker {
     this.running = true;
     this.stopListening = await this.options.db.listen(
       'pool_events',
-      (orgId) => {
-        this.dirty.add(orgId);
+      (payload) => {
+        if (payload.endsWith(REDELIVERY_NOTICE)) this.claimWanted = true;
+        else this.dirty.add(payload);
         this.wake();
       },
       () => {
@@ -147,7 +155,7 @@ export class WebhookWorker {
       for (const orgId of await organizationsBehind(this.options.db)) this.dirty.add(orgId);
     }
     await this.fanOutDirty();
-    await this.claimDue();
+    if (polling || this.claimWanted) await this.claimDue();
     if (polling || this.noticesDue) {
       this.noticesDue = false;
       await this.sendNotices();
@@ -162,8 +170,9 @@ export class WebhookWorker {
     for (const orgId of [...this.dirty]) {
       if (!this.running) return;
       this.dirty.delete(orgId);
-      const { attempts, more, skipped } = await fanOut(this.options.db, orgId, { batch: FAN_OUT_BATCH, claim: Math.max(0, this.free()), leaseSeconds: this.leaseSeconds });
+      const { attempts, unclaimed, more, skipped } = await fanOut(this.options.db, orgId, { batch: FAN_OUT_BATCH, claim: Math.max(0, this.free()), leaseSeconds: this.leaseSeconds });
       for (const attempt of attempts) this.begin(attempt);
+      if (unclaimed) this.claimWanted = true;
       if (more) {
         this.dirty.add(orgId);
         this.woken = true;
@@ -180,9 +189,11 @@ export class WebhookWorker {
   private async claimDue(): Promise<void> {
     const free = this.free();
     if (free <= 0 || !this.running) return;
+    this.claimWanted = false;
     const due = await claimDueAttempts(this.options.db, free, this.leaseSeconds);
     for (const attempt of due) this.begin(attempt);
-    if (due.length === free) this.woken = true;
+    // A full claim may have left more due: claim again as slots free up.
+    if (due.length === free) this.claimWanted = this.woken = true;
   }
 
   /** Starts an attempt; its outcome waits in `answered` for the next record. */
@@ -232,7 +243,12 @@ export class WebhookWorker {
     // Look for each retry when it comes due (it is due from its record's time on), not at the next
     // poll; another process may take it first, which costs nothing.
     for (const retryIn of new Set(batch.map((d) => d.outcome.retryInSeconds))) {
-      if (retryIn !== null) setTimeout(() => this.wake(), retryIn * 1000 + RETRY_WAKE_MARGIN_MS).unref();
+      if (retryIn !== null) {
+        setTimeout(() => {
+          this.claimWanted = true;
+          this.wake();
+        }, retryIn * 1000 + RETRY_WAKE_MARGIN_MS).unref();
+      }
     }
   }
 

@@ -39,6 +39,7 @@ export const SPANNING_STATEMENTS: Readonly<Record<string, string>> = {
   'events.ts pruneEvents':
     "hourly, in every process, pruneReceipts' case: each shard deletes its own events older than 30 days by its BRIN index on occurred_at, in parallel",
   'webhook-deliveries.ts pruneWebhookLog': "hourly, in every process, pruneEvents' case for delivery attempts and failed deliveries older than 30 days",
+  'webhook-deliveries.ts vacuumDeliveryQueue': 'hourly, in every process: a VACUUM of the delivery queue, which Citus propagates to every shard of the table',
   'webhook-deliveries.ts claimDueAttempts':
     "the webhook retries due of any organization, at every wake-up and every WEBHOOK_POLL_MS per process: the bulk claim's case, and its two steps on Citus (a read of the due keys across shards, then a claim routed by key that requires each still due)",
   'webhook-deliveries.ts organizationsBehind':

@@ -46,6 +46,8 @@ const toAttempt = ({ secret, previousSecret, ...row }: AttemptRow): Attempt => (
 /** What a fan-out did: the first attempts it claimed, and whether it left work behind. */
 export interface FanOut {
   attempts: Attempt[];
+  /** Deliveries it made without claiming them (no free slot): due now, for a claim. */
+  unclaimed: number;
   /** Some endpoint had more events than one batch. */
   more: boolean;
   /** Some enabled endpoint was locked by another process's fan-out or record (look again shortly). */
@@ -63,7 +65,7 @@ export interface FanOut {
  * is ever skipped.
  */
 export async function fanOut(q: Queryable, orgId: string, { batch, claim, leaseSeconds }: { batch: number; claim: number; leaseSeconds: number }): Promise<FanOut> {
-  const { rows } = await q.query<AttemptRow & { scanned: number; skipped: number }>(
+  const { rows } = await q.query<AttemptRow & { scanned: number; skipped: number; unclaimed: number }>(
     `with eps as (
        select w.id, w.fanned_seq, w.event_types, w.url, w.secret,
               case when w.previous_secret_until > now() then w.previous_secret end as previous_secret
@@ -87,9 +89,10 @@ export async function fanOut(q: Queryable, orgId: string, { batch, claim, leaseS
        on conflict do nothing
        returning endpoint_id, event_seq, attempts
      )
-     select s.scanned, s.skipped, a.*
+     select s.scanned, s.skipped, s.unclaimed, a.*
        from (select coalesce((select max(c) from (select count(*) as c from batch group by endpoint_id) x), 0)::int as scanned,
-                    ((select count(*) from webhook_endpoints w where w.org_id = $1 and w.enabled) - (select count(*) from eps))::int as skipped) s
+                    ((select count(*) from webhook_endpoints w where w.org_id = $1 and w.enabled) - (select count(*) from eps))::int as skipped,
+                    (select count(*) from made where attempts = 0)::int as unclaimed) s
        left join (
          select $1::text as "orgId", m.endpoint_id as "endpointId", b.seq as "eventSeq", b.event_id as "eventId", b.type as "eventType",
                 b.occurred_at as "occurredAt", b.data, 1 as attempt, eps.url, eps.secret, eps.previous_secret as "previousSecret"
@@ -102,6 +105,7 @@ export async function fanOut(q: Queryable, orgId: string, { batch, claim, leaseS
   const head = rows[0];
   return {
     attempts: rows.filter((r) => r.endpointId !== null).map(toAttempt),
+    unclaimed: head?.unclaimed ?? 0,
     more: (head?.scanned ?? 0) >= batch,
     skipped: (head?.skipped ?? 0) > 0,
   };
@@ -233,8 +237,11 @@ export async function queueRedelivery(tx: Queryable, orgId: string, endpointId: 
      on conflict (org_id, endpoint_id, event_seq) do update set status = 'PENDING', attempts = 0, next_attempt_at = now(), finished_at = null`,
     [orgId, endpointId, event.seq, event.id],
   );
-  await tx.query(`select pg_notify('pool_events', $1)`, [orgId]);
+  await tx.query(`select pg_notify('pool_events', $1)`, [`${orgId}${REDELIVERY_NOTICE}`]);
 }
+
+/** Appended to the organization in a pool_events notification that a redelivery is due now (a claim, not a fan-out). */
+export const REDELIVERY_NOTICE = ' redeliver';
 
 /** One attempt as the delivery log shows it. */
 export interface AttemptLogRow {
@@ -272,6 +279,11 @@ export function attemptLogPage(q: Queryable, orgId: string, filter: { endpointId
     window,
     toRecord: (r) => r as unknown as AttemptLogRow,
   });
+}
+
+/** Vacuums the delivery queue (its dead rows and their entries in the due index); not in a transaction. */
+export async function vacuumDeliveryQueue(q: Queryable): Promise<void> {
+  await q.query('vacuum webhook_deliveries');
 }
 
 /** Deletes attempts, and failed deliveries, older than `days` days, in every organization; returns how many rows. */

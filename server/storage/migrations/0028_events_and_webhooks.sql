@@ -77,6 +77,10 @@ create table webhook_deliveries (
 );
 create index webhook_deliveries_due on webhook_deliveries (next_attempt_at) where status = 'PENDING';
 create index webhook_deliveries_age on webhook_deliveries using brin (created_at);
+-- A queue: rows come and go as fast as events are delivered, and each leaves a dead entry in the
+-- due index until a vacuum. PostgreSQL's autovacuum takes it after 10,000 dead rows, not after a
+-- fifth of the table; the hourly pruning vacuums it too (PGlite runs no autovacuum).
+alter table webhook_deliveries set (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 10000);
 
 -- Every attempt, as the organization's delivery log shows it: when, the HTTP status (null when
 -- nothing was answered), how long it took, and why it failed.
