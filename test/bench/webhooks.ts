@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { readFile } from 'node:fs/promises';
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -36,6 +37,12 @@ const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
 const median = (values: number[]) => percentile(values, 0.5);
 const load = () => os.loadavg().map((l) => l.toFixed(2)).join(' / ');
+
+/** CPU seconds a process has used (user + system), from /proc. */
+async function cpuSeconds(pid: number): Promise<number> {
+  const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
 
 const ENDPOINTS = 10;
 const SECONDS = Number(process.env.WEBHOOK_BENCH_SECONDS ?? 60);
@@ -112,6 +119,8 @@ async function deliveryLatency(engine: 'pglite' | 'postgres', postgresUrl?: stri
     const committed = new Map<string, number>();
     const total = Math.round(SECONDS * RATE);
     const loadBefore = load();
+    const serverCpuBefore = await cpuSeconds(server.pid!);
+    const benchCpuBefore = process.cpuUsage();
     const start = performance.now();
     const writes: Promise<void>[] = [];
     for (let i = 0; i < total; i++) {
@@ -129,6 +138,8 @@ async function deliveryLatency(engine: 'pglite' | 'postgres', postgresUrl?: stri
     const expected = total * ENDPOINTS;
     const delivered = () => [...receivers.got.values()].reduce((n, byId) => n + byId.size, 0);
     for (let waited = 0; delivered() < expected && waited < 120_000; waited += 200) await sleep(200);
+    const serverCpu = (await cpuSeconds(server.pid!)) - serverCpuBefore;
+    const benchCpu = process.cpuUsage(benchCpuBefore);
     await sleep(2_000);
     const latencies: number[] = [];
     let doubled = 0;
@@ -145,6 +156,9 @@ async function deliveryLatency(engine: 'pglite' | 'postgres', postgresUrl?: stri
     console.log('| engine | deliveries | commit -> receiver p50 | p99 | max | lost | doubled |');
     console.log('|---|---|---|---|---|---|---|');
     console.log(`| ${name} | ${latencies.length} of ${expected} | ${median(latencies).toFixed(1)} ms | ${percentile(latencies, 0.99).toFixed(1)} ms | ${Math.max(...latencies).toFixed(1)} ms | ${lost} | ${doubled} |`);
+    console.log(
+      `CPU until the last delivery: the server ${serverCpu.toFixed(1)} s (${((serverCpu * 1000) / expected).toFixed(2)} ms a delivery), this process (writer and receivers) ${((benchCpu.user + benchCpu.system) / 1e6).toFixed(1)} s`,
+    );
   } finally {
     server?.kill('SIGTERM');
     if (server) await new Promise((r) => server!.once('close', r));
@@ -260,9 +274,15 @@ async function pushVisits(url: string, token: string, round: number): Promise<nu
   return performance.now() - start;
 }
 
+/** WEBHOOK_BENCH_PARTS=latency or =cost runs one part; WEBHOOK_BENCH_PGLITE_DELIVERY=1 adds the latency on PGlite. */
 export async function benchWebhooks(engines: readonly string[], postgresUrl: string | undefined): Promise<void> {
-  if (postgresUrl && engines.includes('postgres')) await deliveryLatency('postgres', postgresUrl);
-  if (engines.includes('pglite') && process.env.WEBHOOK_BENCH_PGLITE_DELIVERY === '1') await deliveryLatency('pglite');
-  if (engines.includes('pglite')) await writeCost('pglite');
-  if (postgresUrl && engines.includes('postgres')) await writeCost('postgres', postgresUrl);
+  const parts = (process.env.WEBHOOK_BENCH_PARTS ?? 'latency,cost').split(',');
+  if (parts.includes('latency')) {
+    if (postgresUrl && engines.includes('postgres')) await deliveryLatency('postgres', postgresUrl);
+    if (engines.includes('pglite') && process.env.WEBHOOK_BENCH_PGLITE_DELIVERY === '1') await deliveryLatency('pglite');
+  }
+  if (parts.includes('cost')) {
+    if (engines.includes('pglite')) await writeCost('pglite');
+    if (postgresUrl && engines.includes('postgres')) await writeCost('postgres', postgresUrl);
+  }
 }
