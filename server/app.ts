@@ -35,6 +35,7 @@ import { syncRoutes } from './transports/sync/routes.js';
 import { bulkRoutes } from './transports/rest/bulk.js';
 import { phoneSignInRoute } from './transports/rest/phone-sign-in.js';
 import type { LiveFanout } from './operations/sync/live-fanout.js';
+import { STRICT_POLICY, type WebhookPolicy } from './operations/events/endpoints.js';
 
 export interface AppDeps {
   db: Database;
@@ -46,6 +47,8 @@ export interface AppDeps {
     files: Pick<FilesConfig, 'maxUploadBytes' | 'publicUrl'>;
     sync: { heartbeatMs: number; bodyLimitBytes: number; minProtocolVersion: number };
     auth: AuthConfig;
+    /** What webhook endpoint URLs may be (http, private addresses); https and public addresses only unless given. */
+    webhooks?: WebhookPolicy;
   };
   /** Where the apps' built bundles are (default server/dist/...); tests serve other builds. */
   bundles?: AppBundleDirs;
@@ -165,6 +168,7 @@ function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 
       limits: { maxDepth: config.http.graphqlMaxDepth, maxCost: config.http.graphqlMaxCost },
       auth: policy,
       onOperation: metrics.graphqlOperation,
+      webhookPolicy: config.webhooks ?? STRICT_POLICY,
       ...(bulkStarted ? { bulkStarted } : {}),
     }),
   );

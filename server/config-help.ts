@@ -122,6 +122,20 @@ export const SETTING_HELP: Readonly<Record<SettingName, SettingHelp>> = {
   PHONE_SIGN_IN_CODE_MINUTES: {
     meaning: "Minutes a phone sign-in code (the office's QR code) works, once; at most 60. See [operations/README-auth.md](operations/README-auth.md)",
   },
+  WEBHOOK_ALLOW_HTTP: { meaning: 'Accept `http://` webhook endpoints; `false`: `https` only. For development only (see [operations/events/README.md](operations/events/README.md))' },
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: {
+    meaning:
+      'Deliver webhooks to loopback, private, link-local, unique-local, CGNAT and metadata addresses; `false`: such an address is refused at every attempt, after the name is resolved and before any connection. For development and tests only',
+  },
+  WEBHOOK_RETRY_SCHEDULE: {
+    meaning:
+      'The waits before each retry of an undelivered webhook, after the first attempt (`ms`, `s`, `m`, `h`, `d`; a bare number is seconds): about three days by default; its length is the number of retries. A test or development setup shortens it',
+  },
+  WEBHOOK_TIMEOUT_MS: { meaning: 'A webhook attempt not answered with a 2xx within this fails (the whole attempt, its answer read to at most 64 KB)' },
+  WEBHOOK_CONNECT_TIMEOUT_MS: { meaning: "A webhook attempt whose connection is not made within this fails" },
+  WEBHOOK_DISABLE_AFTER_HOURS: { meaning: 'An endpoint whose attempts have all failed for this long is disabled, and its organization told (the office app and an email)' },
+  WEBHOOK_POLL_MS: { meaning: 'How often an idle webhook worker looks for due retries and missed events (a new event wakes it at once)' },
+  WEBHOOK_CONCURRENCY: { meaning: 'Webhook attempts in flight at once per process' },
   TRUST_PROXY: {
     meaning:
       "Whose `X-Forwarded-For` to believe for the client's address (logs, per-address limits) and `X-Forwarded-Proto` (file links): `false` (nobody's), a number of proxy hops, or a comma list of proxy addresses and subnets (`10.0.0.5`, `10.0.0.0/8`) and the names `loopback`, `linklocal`, `uniquelocal`. The default believes a proxy on this machine; `true` believes anyone, which lets any client pick its own address. See [Behind a proxy](#behind-a-proxy)",

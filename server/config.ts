@@ -12,6 +12,14 @@ const boolean = z
   .enum(['true', 'false', '1', '0', 'yes', 'no'])
   .transform((v) => v === 'true' || v === '1' || v === 'yes');
 
+/**
+ * Waits before each retry of a webhook delivery, after the first attempt (made at once): about
+ * three days in all, Standard Webhooks' example schedule. Each wait is jittered by up to 20%.
+ */
+export const DEFAULT_RETRY_SCHEDULE = '5s,5m,30m,2h,5h,10h,14h,20h,24h';
+
+const UNIT_SECONDS: Readonly<Record<string, number>> = { ms: 0.001, s: 1, m: 60, h: 3600, d: 86_400 };
+
 const EnvSchema = z.object({
   HOST: z.string().default('127.0.0.1'),
   PORT: z.coerce.number().int().min(0).max(65535).default(4000),
@@ -56,6 +64,14 @@ const EnvSchema = z.object({
   BULK_STALE_MS: z.coerce.number().int().min(1000).default(30_000),
   VISIT_REPORT_DELAY_SECONDS: z.coerce.number().min(0).max(86_400).default(300),
   REPORT_LINK_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  WEBHOOK_ALLOW_HTTP: boolean.default(false),
+  WEBHOOK_ALLOW_PRIVATE_ADDRESSES: boolean.default(false),
+  WEBHOOK_RETRY_SCHEDULE: z.string().default(DEFAULT_RETRY_SCHEDULE).transform((v, ctx) => scheduleOf(v, ctx)),
+  WEBHOOK_TIMEOUT_MS: z.coerce.number().int().min(100).max(120_000).default(15_000),
+  WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
+  WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().min(0.001).max(24 * 60).default(120),
+  WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
   CORS_ORIGINS: z.string().optional().transform((v, ctx) => originsOf(v, ctx)),
   COMPRESSION: boolean.default(true),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
@@ -89,6 +105,20 @@ export const SETTING_NAMES = Object.keys(EnvSchema.shape) as SettingName[];
 /** The values each setting takes when the environment leaves it unset. */
 export function settingDefaults(): Record<string, unknown> {
   return EnvSchema.parse({}) as Record<string, unknown>;
+}
+
+
+/** `5s,5m,2h` -> seconds [5, 300, 7200]; a bare number is seconds. */
+function scheduleOf(value: string, ctx: z.RefinementCtx): number[] {
+  const waits = value.split(',').map((w) => w.trim()).filter(Boolean);
+  const seconds = waits.map((w) => {
+    const match = /^(\d+(?:\.\d+)?)(ms|s|m|h|d)?$/.exec(w);
+    return match ? Number(match[1]) * UNIT_SECONDS[match[2] ?? 's']! : NaN;
+  });
+  if (!waits.length || seconds.some((s) => !Number.isFinite(s) || s > 7 * 86_400)) {
+    ctx.addIssue({ code: 'custom', message: `"${value}" is not a list of waits such as 5s,5m,30m,2h (each at most 7 days)` });
+  }
+  return seconds;
 }
 
 /** `https://app.example.com,https://admin.example.com` -> exact origins; `*` allows any origin. */
@@ -192,6 +222,7 @@ export interface Config {
   reports: ReportsConfig;
   http: HttpConfig;
   auth: AuthConfig;
+  webhooks: WebhooksConfig;
 }
 
 /** How long credentials last (see server/operations/README-auth.md). */
@@ -204,6 +235,33 @@ export interface AuthConfig {
   tokenIdleDays: number;
   /** Minutes a phone sign-in code works, once (PHONE_SIGN_IN_CODE_MINUTES, default 10, at most 60). */
   signInCodeMinutes: number;
+}
+
+/**
+ * Webhook deliveries (the worker runs in every process that runs the bulk worker) and what an
+ * endpoint URL may point at. See server/operations/events/README.md.
+ */
+export interface WebhooksConfig {
+  /** Accept http:// endpoints (WEBHOOK_ALLOW_HTTP): for development only; production endpoints are https. */
+  allowHttp: boolean;
+  /**
+   * Deliver to loopback, private, link-local, unique-local, CGNAT and other non-public addresses
+   * (WEBHOOK_ALLOW_PRIVATE_ADDRESSES): for development and tests only. Off, such an address is
+   * refused after the name is resolved, at every attempt, before any connection is made.
+   */
+  allowPrivateAddresses: boolean;
+  /** Seconds to wait before each retry (WEBHOOK_RETRY_SCHEDULE); its length is the number of retries. */
+  retrySchedule: number[];
+  /** An attempt not answered with a 2xx within this fails (WEBHOOK_TIMEOUT_MS). */
+  attemptTimeoutMs: number;
+  /** A connection not made within this fails the attempt (WEBHOOK_CONNECT_TIMEOUT_MS). */
+  connectTimeoutMs: number;
+  /** An endpoint that has had no successful attempt for this long, while failing, is disabled (WEBHOOK_DISABLE_AFTER_HOURS). */
+  disableAfterHours: number;
+  /** How often an idle worker looks for due retries and missed events (new events wake it at once). */
+  pollMs: number;
+  /** Attempts in flight at once per process (WEBHOOK_CONCURRENCY). */
+  concurrency: number;
 }
 
 /** Visit reports (sent by the worker of every process that runs the bulk worker). */
@@ -312,6 +370,16 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     reports: {
       delaySeconds: e.VISIT_REPORT_DELAY_SECONDS,
       linkDays: e.REPORT_LINK_DAYS,
+    },
+    webhooks: {
+      allowHttp: e.WEBHOOK_ALLOW_HTTP,
+      allowPrivateAddresses: e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES,
+      retrySchedule: e.WEBHOOK_RETRY_SCHEDULE,
+      attemptTimeoutMs: e.WEBHOOK_TIMEOUT_MS,
+      connectTimeoutMs: e.WEBHOOK_CONNECT_TIMEOUT_MS,
+      disableAfterHours: e.WEBHOOK_DISABLE_AFTER_HOURS,
+      pollMs: e.WEBHOOK_POLL_MS,
+      concurrency: e.WEBHOOK_CONCURRENCY,
     },
     sync: {
       serviceWindowDays: e.SYNC_SERVICE_WINDOW_DAYS,

@@ -11,6 +11,8 @@ import { VisitReportWorker } from './jobs/visit-reports.js';
 import { startReceiptPruning } from './jobs/receipt-pruner.js';
 import { startScopeAgeing } from './jobs/scope-ageing.js';
 import { startStatisticsKeeper } from './jobs/statistics-keeper.js';
+import { startEventPruning } from './jobs/event-pruner.js';
+import { WebhookWorker } from './jobs/webhook-worker.js';
 import { seedDemoOrganization } from './seed.js';
 import type { BlobStore } from './storage/blobs.js';
 import type { Database } from './storage/db.js';
@@ -46,9 +48,13 @@ async function main(): Promise<void> {
   let listeningUrl = `http://${config.host}:${config.port}`;
   const reports = new VisitReportWorker({ db, messenger, logger, ...config.reports, pollMs: config.bulk.pollMs, baseUrl: () => config.files.publicUrl ?? listeningUrl });
   if (config.bulk.worker) reports.start();
+  // Beside the bulk worker: every process that works jobs delivers webhooks too.
+  const webhooks = new WebhookWorker({ db, messenger, logger, settings: config.webhooks });
+  if (config.bulk.worker) await webhooks.start();
   const stopPruning = startReceiptPruning(db, { receiptDays: config.sync.receiptDays, idempotencyKeyHours: config.idempotencyKeyHours }, logger);
   const stopAgeing = startScopeAgeing(db, logger);
   const stopStatistics = startStatisticsKeeper(db, logger);
+  const stopEventPruning = startEventPruning(db, logger);
   const { app, lifecycle } = createApp({ db, blobs, links, config, feed, logger, bulkStarted: () => worker.poke() });
   const server = app.listen(config.port, config.host);
   // Before announcing the address: a signal right after it must already shut down gracefully.
@@ -56,7 +62,8 @@ async function main(): Promise<void> {
     stopPruning();
     stopAgeing();
     stopStatistics();
-    return shutdown({ server, db, feed, workers: [worker, reports], lifecycle, config, logger });
+    stopEventPruning();
+    return shutdown({ server, db, feed, workers: [worker, reports, webhooks], lifecycle, config, logger });
   });
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();

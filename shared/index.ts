@@ -5,3 +5,5 @@ export * from './resources/index.js';
 export * from './schema/index.js';
 export * from './sync/index.js';
 export * from './chemistry/index.js';
+export * from './events/index.js';
+export * from './money.js';

@@ -49,7 +49,7 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
     const out: Partial<Record<CollectionName, ({ id: string } & Record<string, unknown>)[]>> = {};
     for (const c of SYNC_COLLECTIONS) {
       const { rows } = await store.db.query<{ doc: { id: string } & Record<string, unknown> }>(
-        `select row_to_json(d) as doc from ${c.resource.table} t, lateral (select ${c.table.jsonSelectList('t')}, t._deleted as "_deleted") d where t.org_id = $1`,
+        `select row_to_json(d) as doc from ${c.resource.table} t, lateral (select ${c.table.jsonSelectList('t', '$1')}, t._deleted as "_deleted") d where t.org_id = $1`,
         [orgId],
       );
       out[c.name as CollectionName] = rows.map((r) => r.doc);

@@ -1,11 +1,10 @@
 import { z } from 'zod';
-import { errors } from '../../shared/index.js';
+import { errors, fromMinor, sumMinor, toMinor } from '../../shared/index.js';
 import { chemicalUse, type ChemicalUseRow } from '../storage/chemical-cost.js';
 import { organizations } from '../storage/organizations.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from './context.js';
 import type { CsvColumn } from './csv.js';
 import { parseInput } from './input.js';
-import { fromCents, toCents } from './money.js';
 
 /**
  * Chemical cost per pool: for visits starting in [from, to), the units of each chemical used on a
@@ -56,18 +55,19 @@ export async function chemicalCost(ctx: OperationContext, raw: unknown): Promise
   const input = authorize(ctx, raw);
   const org = await organizations.findById(ctx.db, ctx.viewer.orgId, ctx.viewer.orgId);
   if (!org) throw errors.notFound('Organization', ctx.viewer.orgId);
-  const customers = byCustomer(await chemicalUse(ctx.db, ctx.viewer.orgId, input));
-  return { from: input.from, to: input.to, currency: org.currency, customers, total: fromCents(customers.reduce((sum, c) => sum + toCents(c.total), 0)) };
+  const currency = org.currency;
+  const customers = byCustomer(await chemicalUse(ctx.db, ctx.viewer.orgId, input), currency);
+  return { from: input.from, to: input.to, currency, customers, total: fromMinor(sumMinor(customers.map((c) => toMinor(c.total, currency))), currency) };
 }
 
-function byCustomer(rows: readonly ChemicalUseRow[]): CustomerChemicalCost[] {
+function byCustomer(rows: readonly ChemicalUseRow[], currency: string): CustomerChemicalCost[] {
   const customers = new Map<string, CustomerChemicalCost>();
   for (const { customerId, customerName, ...line } of rows) {
     let customer = customers.get(customerId);
     if (!customer) customers.set(customerId, (customer = { customerId, customerName, lines: [], total: 0, unpricedUnits: 0 }));
     customer.lines.push(line);
     if (line.cost == null) customer.unpricedUnits += line.units;
-    else customer.total = fromCents(toCents(customer.total) + toCents(line.cost));
+    else customer.total = fromMinor(toMinor(customer.total, currency) + toMinor(line.cost, currency), currency);
   }
   return [...customers.values()];
 }
@@ -98,7 +98,7 @@ export function exportChemicalCost(ctx: OperationContext, raw: unknown): AsyncIt
     const currency = org?.currency ?? '';
     let after: string | null = null;
     for (;;) {
-      const batch = byCustomer(await chemicalUse(ctx.db, ctx.viewer.orgId, { ...input, afterCustomerId: after, customers: CUSTOMERS_PER_BATCH }));
+      const batch = byCustomer(await chemicalUse(ctx.db, ctx.viewer.orgId, { ...input, afterCustomerId: after, customers: CUSTOMERS_PER_BATCH }), currency);
       for (const customer of batch) {
         for (const line of customer.lines) yield { ...line, customerId: customer.customerId, customerName: customer.customerName, customerTotal: customer.total, currency };
       }

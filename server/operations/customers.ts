@@ -47,6 +47,8 @@ const CustomerFilterInput = z.strictObject({
   city: StringFilterInput.nullish(),
   state: StringFilterInput.nullish(),
   zipCode: StringFilterInput.nullish(),
+  accountingId: StringFilterInput.nullish(),
+  paymentProcessorId: StringFilterInput.nullish(),
   tags: ScalarListFilterInput.nullish(),
   customerSinceDate: DateTimeFilterInput.nullish(),
   deleted: BooleanFilterInput.nullish(),

@@ -22,6 +22,8 @@ export interface Outcome<A> {
   answer: A;
   /** False for an answer that must not be kept (a failure worth retrying): the writes are undone too. */
   keep: boolean;
+  /** What a retry is answered instead of `answer`, when that shows something only once (a secret). */
+  stored?: A;
 }
 
 export interface Answered<A> {
@@ -59,7 +61,7 @@ export async function doOnce<A>(
         discarded = { answer: outcome.answer };
         throw DISCARD;
       }
-      await saveAnswer(tx, ref, outcome.answer);
+      await saveAnswer(tx, ref, outcome.stored ?? outcome.answer);
       return { answer: outcome.answer, replayed: false };
     });
   } catch (error) {

@@ -59,6 +59,7 @@ export const InventoryFilterInput: z.ZodType<InventoryFilter | null | undefined>
     lowStock: z.boolean().nullish(),
     isActive: z.boolean().nullish(),
     negativeStock: z.boolean().nullish(),
+    accountingId: z.string().max(200).nullish(),
   })
   .nullish();
 

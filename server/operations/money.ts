@@ -1,40 +1,24 @@
+import { fromMinor, percentOf, sumMinor, timesQuantity, toMinor } from '../../shared/index.js';
+
 /**
- * Money is computed in integer cents so sums are exact; values travel as decimal numbers
- * (Float in GraphQL, numeric(12,2) in SQL). Halves round away from zero, as on an invoice.
+ * Quote arithmetic, in minor units of the organization's currency (shared/money.ts: exact decimals,
+ * halves rounded away from zero). Amounts arrive and leave as decimals at the currency's precision
+ * (Float in GraphQL, a JSON number in a quote's lines).
  */
-export function toCents(amount: number): number {
-  return roundHalfAway(amount * 100);
-}
-
-export function fromCents(cents: number): number {
-  return cents / 100;
-}
-
-function roundHalfAway(value: number): number {
-  // The epsilon absorbs binary noise such as 1.005 * 100 = 100.49999999999999.
-  return Math.sign(value) * Math.round(Math.abs(value) + 1e-9);
-}
-
-export interface PricedLine {
-  quantity: number;
-  unitPrice: number;
-  amount: number;
-}
-
 export interface QuoteTotals {
   subtotal: number;
   tax: number;
   total: number;
 }
 
-/** A line's amount: quantity x unit price, rounded to the cent. */
-export function lineAmountCents(quantity: number, unitPrice: number): number {
-  return roundHalfAway(quantity * toCents(unitPrice));
+/** A line's amount in minor units: quantity x the unit price (itself rounded to the currency), rounded once. */
+export function lineAmountMinor(quantity: number, unitPrice: number, currency: string): number {
+  return timesQuantity(toMinor(unitPrice, currency), quantity, currency);
 }
 
-/** Subtotal of the lines, tax at `ratePercent` of it, and their sum. */
-export function quoteTotals(lineAmountsCents: readonly number[], ratePercent: number): QuoteTotals {
-  const subtotal = lineAmountsCents.reduce((sum, cents) => sum + cents, 0);
-  const tax = roundHalfAway((subtotal * ratePercent) / 100);
-  return { subtotal: fromCents(subtotal), tax: fromCents(tax), total: fromCents(subtotal + tax) };
+/** Subtotal of the lines, tax at `ratePercent` of it, and their sum, as decimals. */
+export function quoteTotals(lineAmountsMinor: readonly number[], ratePercent: number, currency: string): QuoteTotals {
+  const subtotal = sumMinor(lineAmountsMinor);
+  const tax = percentOf(subtotal, ratePercent, currency);
+  return { subtotal: fromMinor(subtotal, currency), tax: fromMinor(tax, currency), total: fromMinor(subtotal + tax, currency) };
 }

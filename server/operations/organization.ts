@@ -195,6 +195,10 @@ function defaultSettings(orgName: string): OrganizationSettings {
     emailFromName: orgName,
     emailReplyTo: null,
     sendVisitReports: true,
+    chemicalBilling: null,
+    chemicalMarkupPercent: null,
+    taxRounding: null,
+    flatRateTiming: null,
     waterChemistry: null,
   };
 }

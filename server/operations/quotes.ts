@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errors, idValidator, QUOTE_STATUSES, type Quote, type QuoteStatus } from '../../shared/index.js';
+import { errors, fromMinor, idValidator, QUOTE_STATUSES, roundToCurrency, type Quote, type QuoteStatus } from '../../shared/index.js';
 import type { Queryable } from '../storage/db.js';
 import { nextCounterValue } from '../storage/counters.js';
 import { customers } from '../storage/customers.js';
@@ -9,7 +9,7 @@ import { taxes } from '../storage/taxes.js';
 import type { OperationContext } from './context.js';
 import { newId } from './ids.js';
 import { parseInput } from './input.js';
-import { lineAmountCents, quoteTotals } from './money.js';
+import { lineAmountMinor, quoteTotals } from './money.js';
 import { listTag, pageWindow, toConnection, type Connection, type PageArgs } from './pagination.js';
 import { assertEditable, assertQuoteTransition, whyMayNotChangeQuote } from './quote-rules.js';
 
@@ -143,7 +143,10 @@ export async function nextQuoteNumber(tx: Queryable, orgId: string): Promise<{ n
   return { number: `${org!.settings.quotePrefix}${String(value).padStart(4, '0')}`, defaultTaxId: org!.settings.defaultTaxId ?? null };
 }
 
-/** Line amounts, subtotal, tax and total; the tax must be one of the organization's. */
+/**
+ * Line amounts, subtotal, tax and total in the organization's currency (unit prices kept at its
+ * precision); the tax must be one of the organization's.
+ */
 export async function priceQuote(tx: Queryable, orgId: string, lines: readonly LineInput[], taxId: string | null | undefined) {
   let rate = 0;
   if (taxId) {
@@ -151,15 +154,16 @@ export async function priceQuote(tx: Queryable, orgId: string, lines: readonly L
     if (!tax) throw errors.badInput(`taxId: tax ${taxId} was not found`, { fields: ['taxId'] });
     rate = tax.rate;
   }
-  const cents = lines.map((l) => lineAmountCents(l.quantity, l.unitPrice));
+  const { currency } = (await organizations.findById(tx, orgId, orgId))!;
+  const amounts = lines.map((l) => lineAmountMinor(l.quantity, l.unitPrice, currency));
   const lineItems = lines.map((l, i) => ({
     id: l.id ?? newId(),
     description: l.description,
     quantity: l.quantity,
-    unitPrice: l.unitPrice,
-    amount: cents[i]! / 100,
+    unitPrice: roundToCurrency(l.unitPrice, currency),
+    amount: fromMinor(amounts[i]!, currency),
   }));
-  const totals = quoteTotals(cents, rate);
+  const totals = quoteTotals(amounts, rate, currency);
   if (totals.subtotal < 0) throw errors.badInput('lineItems: the subtotal must not be negative', { fields: ['lineItems'] });
   return { lineItems, ...totals };
 }

@@ -107,7 +107,7 @@ export async function readBandPage(
   if (!rule) throw new Error(`${collection} has no priority band`);
   const name = table.resource.table;
   await analyzeIfStale(q, ['scope_rows', name, ...('neededBy' in rule ? [tableOf(rule.neededBy)] : [])]);
-  const selectList = `${table.jsonSelectList('t')}, t._deleted as "_deleted"`;
+  const selectList = `${table.jsonSelectList('t', '$1')}, t._deleted as "_deleted"`;
   const sql = 'time' in rule ? timedPageSql(feed, collection, rule.time, name, selectList) : neededPageSql(feed, collection, rule, name, selectList);
   const params: unknown[] = [orgId, afterSeq, limit, range.from, range.to];
   if (feed !== 'table') params.push(feed.audience);

@@ -1,5 +1,6 @@
 import type { Queryable } from './db.js';
 import { Params } from './lists/params.js';
+import { moneyOut } from './money-sql.js';
 
 /**
  * Chemicals used on visits, per customer and item, for a period of visit start times: the units
@@ -58,7 +59,7 @@ export async function chemicalUse(q: Queryable, orgId: string, query: ChemicalUs
         group by s.customer_id, m.item_id)
      select u.customer_id as "customerId", trim(concat_ws(' ', c.first_name, c.last_name)) as "customerName",
             u.item_id as "itemId", i.name as "itemName", u.chemical, i.unit, u.units,
-            i.cost_price as "unitCost", u.units * i.cost_price as cost
+            ${moneyOut('i.cost_price', '$1')} as "unitCost", ${moneyOut('u.units * i.cost_price', '$1')} as cost
        from used u
        join inventory_items i on i.org_id = $1 and i.id = u.item_id
        left join customers c on c.org_id = $1 and c.id = u.customer_id

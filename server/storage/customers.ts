@@ -31,6 +31,9 @@ export interface CustomerFilter {
   city?: StringCondition | null;
   state?: StringCondition | null;
   zipCode?: StringCondition | null;
+  /** A connector's own ids of the customer (linking records), found by the partial indexes of migration 0029. */
+  accountingId?: StringCondition | null;
+  paymentProcessorId?: StringCondition | null;
   tags?: ListCondition | null;
   customerSinceDate?: RangeCondition | null;
   deleted?: BooleanCondition | null;
@@ -92,6 +95,8 @@ function customerConditions(orgId: string, selector: CustomerSelector): { where:
     ...(f.city ? stringConditionSql('c.city', f.city, p) : []),
     ...(f.state ? stringConditionSql('c.state', f.state, p) : []),
     ...(f.zipCode ? stringConditionSql('c.zip_code', f.zipCode, p) : []),
+    ...(f.accountingId ? stringConditionSql('c.accounting_id', f.accountingId, p) : []),
+    ...(f.paymentProcessorId ? stringConditionSql('c.payment_processor_id', f.paymentProcessorId, p) : []),
     ...(f.tags ? listConditionSql('c.tags', f.tags, p) : []),
     ...(f.customerSinceDate ? rangeConditionSql('c.customer_since_date', f.customerSinceDate, p, 'date') : []),
     ...(selector.search && searchWords(selector.search).length ? [`c.id in ${customerSearchIds(selector.search, p)}`] : []),

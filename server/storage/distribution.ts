@@ -11,6 +11,7 @@ export const GLOBAL_TABLES: Readonly<Record<string, string>> = {
   organizations: 'reference table: small and read everywhere; every distributed table has a foreign key to it',
   server_secrets: 'reference table: platform secrets (the file-link key) every process reads at start',
   scope_settings: 'reference table: one row, the scope rules and window the technicians\' feeds were built with',
+  event_settings: 'reference table: one row, the hash of the event triggers installed',
   file_folder: 'reference table: one row, where the files are (a local folder\'s id, or the S3 bucket)',
   schema_migrations: 'local to the coordinator: which migrations ran',
   phone_sign_in_codes:
@@ -38,4 +39,13 @@ export const SPANNING_STATEMENTS: Readonly<Record<string, string>> = {
   'bulk-operations.ts bulkQueueStats': 'the queue gauges on /metrics: an aggregate over every shard, which Citus runs as is',
   'visit-reports.ts claimSettledReports': "the settled reports of any organization, every half second per process: the bulk claim's case, and its two steps on Citus",
   'outgoing-messages.ts claimDueReportMessages': "the report messages due of any organization, every half second per process: the bulk claim's case, and its two steps on Citus",
+  'outgoing-messages.ts claimDueNotices': "the notices to organizations due (an endpoint disabled), every WEBHOOK_POLL_MS per process: the bulk claim's case, and its two steps on Citus",
+  'events.ts pruneEvents':
+    "hourly, in every process, pruneReceipts' case: each shard deletes its own events older than 30 days by its BRIN index on occurred_at, in parallel",
+  'webhook-deliveries.ts pruneWebhookLog': "hourly, in every process, pruneEvents' case for delivery attempts and failed deliveries older than 30 days",
+  'webhook-deliveries.ts vacuumDeliveryQueue': 'hourly, in every process: a VACUUM of the delivery queue, which Citus propagates to every shard of the table',
+  'webhook-deliveries.ts claimDueAttempts':
+    "the webhook retries due of any organization, at every wake-up and every WEBHOOK_POLL_MS per process: the bulk claim's case, and its two steps on Citus (a read of the due keys across shards, then a claim routed by key that requires each still due)",
+  'webhook-deliveries.ts organizationsBehind':
+    'every WEBHOOK_POLL_MS per process, the organizations whose endpoints are behind their events (a missed wake-up): a question to every shard, each answering from its own endpoints and events; the fan-out that follows is per organization',
 };

@@ -19,12 +19,22 @@ export const inventoryLocations = recordTable(inventoryLocationResource);
 export const stockLevels = recordTable(stockLevelResource);
 export const stockMovements = recordTable(stockMovementResource);
 
+/**
+ * Low stock: at or below the reorder point, or below zero whatever the reorder point. The one rule
+ * of the low-stock list (an item's total) and of `inventory.low_stock` events (a location's level,
+ * against its item's reorder point: event-sql.ts).
+ */
+export const lowStockSql = (quantity: string, reorderPoint: string): string =>
+  `((${reorderPoint} is not null and ${quantity} <= ${reorderPoint}) or ${quantity} < 0)`;
+
 export interface InventoryFilter {
   category?: string | null;
   lowStock?: boolean | null;
   isActive?: boolean | null;
   /** Items with a location below zero (stock used that was never recorded as received). */
   negativeStock?: boolean | null;
+  /** The item's id in the linked accounting system (linking records; migration 0029's index). */
+  accountingId?: string | null;
 }
 
 export const INVENTORY_SORT_KEYS: readonly SortKey[] = [
@@ -37,8 +47,8 @@ function inventoryConditions(orgId: string, filter: InventoryFilter): { where: s
   const where = ['i.org_id = $1', 'not i._deleted'];
   if (filter.category) where.push(`i.category = ${p.add(filter.category)}`);
   if (filter.isActive != null) where.push(`i.is_active = ${p.add(filter.isActive)}`);
-  // Low: at or below the reorder point, or below zero whatever the reorder point.
-  const low = '((i.reorder_point is not null and i.quantity <= i.reorder_point) or i.quantity < 0)';
+  if (filter.accountingId != null) where.push(`i.accounting_id = ${p.add(filter.accountingId)}`);
+  const low = lowStockSql('i.quantity', 'i.reorder_point');
   if (filter.lowStock === true) where.push(low);
   if (filter.lowStock === false) where.push(`not ${low}`);
   if (filter.negativeStock != null) {

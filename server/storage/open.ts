@@ -2,6 +2,7 @@ import type { Database } from './db.js';
 import { migrate } from './migrate.js';
 import { openPglite } from './pglite.js';
 import { openPostgres } from './postgres.js';
+import { installEventTriggers } from './events.js';
 import { DEFAULT_WINDOWS, installScopes } from './scopes.js';
 
 export interface StoreOptions {
@@ -21,7 +22,7 @@ export interface StoreOptions {
   officeWindowDays?: number | undefined;
 }
 
-/** Opens the configured engine and brings its schema up to date. */
+/** Opens the configured engine and brings its schema (with the scope and event triggers) up to date. */
 export async function openStore(options: StoreOptions): Promise<Database> {
   const db = options.databaseUrl
     ? await openPostgres(options.databaseUrl, { statementTimeoutMs: options.statementTimeoutMs })
@@ -29,6 +30,7 @@ export async function openStore(options: StoreOptions): Promise<Database> {
   try {
     await migrate(db);
     await installScopes(db, { TECHNICIAN: options.syncWindowDays ?? DEFAULT_WINDOWS.TECHNICIAN, OFFICE: options.officeWindowDays ?? DEFAULT_WINDOWS.OFFICE });
+    await installEventTriggers(db);
     return db;
   } catch (error) {
     await db.close();

@@ -2,14 +2,18 @@ import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
 
-/** Messages to customers produced by bulk operations and visit reports, and their delivery state. */
+/**
+ * Messages to customers produced by bulk operations and visit reports, notices to the
+ * organization itself (a webhook endpoint disabled), and their delivery state.
+ */
 export interface OutboxMessage {
   id: string;
   orgId: string;
-  /** The bulk operation, or `visit-report:<visit>:<round>` for a visit's report. */
+  /** The bulk operation, `visit-report:<visit>:<round>` for a visit's report, `notice:...` for a notice. */
   operationId: string;
   channel: 'EMAIL' | 'SMS';
-  customerId: string;
+  /** Null for a notice to the organization. */
+  customerId: string | null;
   recipient: string;
   subject: string | null;
   /** The text, or an email's plain-text part. */
@@ -81,6 +85,25 @@ export async function claimDueReportMessages(q: Queryable, limit: number, retryA
         select org_id, id from outbox
          where status = 'PENDING' and service_id is not null and (next_attempt_at is null or next_attempt_at <= now())
          order by created_at, id limit $1 for update skip locked)
+      returning ${COLUMNS}`,
+    [limit, delays],
+  );
+  return rows;
+}
+
+/**
+ * Claims up to `limit` notices to organizations due for a delivery attempt, in every organization,
+ * as `claimDueReportMessages` claims report messages (at least once; never two workers at once).
+ */
+export async function claimDueNotices(q: Queryable, limit: number, retryAfterSeconds: (attempts: number) => number): Promise<OutboxMessage[]> {
+  const delays = Array.from({ length: 10 }, (_, i) => retryAfterSeconds(i + 1));
+  const { rows } = await q.query<OutboxMessage>(
+    `update outbox o set attempts = o.attempts + 1,
+            next_attempt_at = now() + make_interval(secs => ($2::float8[])[least(o.attempts + 1, 10)])
+      where (o.org_id, o.id) in (
+        select org_id, id from outbox
+         where status = 'PENDING' and customer_id is null and (next_attempt_at is null or next_attempt_at <= now())
+         order by next_attempt_at nulls first, id limit $1 for update skip locked)
       returning ${COLUMNS}`,
     [limit, delays],
   );

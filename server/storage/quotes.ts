@@ -2,6 +2,7 @@ import { quoteResource, type Quote, type QuoteStatus } from '../../shared/index.
 import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
+import { moneyOut } from './money-sql.js';
 import { recordTable } from './records.js';
 
 export const quotes = recordTable(quoteResource);
@@ -71,7 +72,7 @@ export async function quoteExportBatch(
   if (after) where.push(`(q.created_at, q.id) > (${p.add(after[0])}::timestamptz, ${p.add(after[1])}::text)`);
   const { rows } = await q.query<QuoteExportRow & { seekAt: string; id: string }>(
     `select q.number, q.title, trim(concat_ws(' ', c.first_name, c.last_name)) as "customerName", q.status,
-            q.subtotal, q.tax, q.total, q.valid_until as "validUntil", q.accepted_at as "acceptedAt",
+            ${moneyOut('q.subtotal', '$1')} as subtotal, ${moneyOut('q.tax', '$1')} as tax, ${moneyOut('q.total', '$1')} as total, q.valid_until as "validUntil", q.accepted_at as "acceptedAt",
             q.created_at as "createdAt", q.created_at::text as "seekAt", q.id
        from quotes q left join customers c on c.org_id = q.org_id and c.id = q.customer_id
       where ${where.join(' and ')}

@@ -7,6 +7,7 @@ import {
   type ResourceDef,
 } from '../../shared/index.js';
 import type { Queryable } from './db.js';
+import { moneyIn, moneyOut } from './money-sql.js';
 
 /**
  * Generic reads and writes of one resource's table, scoped by organization, built from the
@@ -20,14 +21,19 @@ import type { Queryable } from './db.js';
  */
 export interface RecordTable<R extends ResourceDef> {
   readonly resource: R;
-  /** `col AS "field", ...` for a select list (optionally prefixed with a table alias). */
-  selectList(alias?: string): string;
+  /**
+   * The columns for a select list (optionally prefixed with a table alias), money as its decimal
+   * amount. `org`: SQL naming the rows' organization for that (a parameter such as `$1` converts
+   * once per statement; by default each row's own org_id).
+   */
+  selectList(alias?: string, org?: string): string;
   /**
    * `expr AS "field", ...` whose `row_to_json` is the record exactly as `toRecord` would give it
-   * once JSON-encoded (timestamps as ISO 8601 UTC with milliseconds), so PostgreSQL can write the
-   * JSON of many records without the rows ever becoming JS objects.
+   * once JSON-encoded (timestamps as ISO 8601 UTC with milliseconds, money as decimals), so
+   * PostgreSQL can write the JSON of many records without the rows ever becoming JS objects.
+   * `org`: the parameter holding the organization (pulls read one organization).
    */
-  jsonSelectList(alias: string): string;
+  jsonSelectList(alias: string, org: string): string;
   toRecord(row: Record<string, unknown>): RecordOf<R>;
   insert(q: Queryable, orgId: string, values: Partial<RecordOf<R>> & { id: string }): Promise<RecordOf<R>>;
   /**
@@ -57,14 +63,21 @@ export interface RecordTable<R extends ResourceDef> {
 
 /**
  * A column as the JSON value our drivers' parsers produce (server/storage/types.ts). Only
- * timestamps differ from PostgreSQL's own JSON form (microseconds, "+00:00"); numeric keeps its
- * scale ("12.50") but parses to the same number.
+ * timestamps differ from PostgreSQL's own JSON form (microseconds, "+00:00"); money is converted to
+ * its decimal, which keeps the currency's scale ("12.50") but parses to the same number.
  */
-function jsonValue(mapping: ColumnMapping, expression: string): string {
+function jsonValue(mapping: ColumnMapping, expression: string, org: string): string {
+  if (mapping.money) return moneyOut(expression, org);
   return mapping.ddlType === 'timestamptz'
     ? `to_char(${expression} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')`
     : expression;
 }
+
+/** Every statement of a record table has the organization as its first parameter. */
+const ORG = '$1';
+
+/** A value written to a column: money arrives as a decimal and is stored in minor units. */
+const written = (mapping: ColumnMapping, value: string) => (mapping.money ? moneyIn(value, ORG) : value);
 
 /** createdAt/updatedAt are set by the table's trigger, never by a caller. */
 const SERVER_STAMPED = new Set(['createdAt', 'updatedAt']);
@@ -88,9 +101,9 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
     const cols = writable(values as Record<string, unknown>);
     const params = [orgId, ...cols.map((m) => encodeValue(m, (values as Record<string, unknown>)[m.field]))];
     const names = ['org_id', ...cols.map((m) => `"${m.column}"`)].join(', ');
-    const placeholders = params.map((_, i) => `$${i + 1}`).join(', ');
+    const placeholders = ['$1', ...cols.map((m, i) => written(m, `$${i + 2}`))].join(', ');
     const { rows } = await q.query(
-      `insert into ${table} (${names}) values (${placeholders})${onConflict} returning ${api.selectList()}`,
+      `insert into ${table} (${names}) values (${placeholders})${onConflict} returning ${api.selectList(undefined, ORG)}`,
       params,
     );
     return rows[0] ? api.toRecord(rows[0]) : null;
@@ -99,7 +112,8 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
   // Columns a bulk statement writes (the trigger sets the timestamps), with their SQL types for
   // jsonb_to_recordset, which turns a JSON array of rows into typed columns in one parameter.
   const bulkColumns = mappings.filter((m) => !SERVER_STAMPED.has(m.field));
-  const recordsetType = bulkColumns.map((m) => `"${m.column}" ${m.ddlType}`).join(', ');
+  // Money arrives as decimals (numeric), and is stored in minor units.
+  const recordsetType = bulkColumns.map((m) => `"${m.column}" ${m.money ? 'numeric' : m.ddlType}`).join(', ');
   const bulkJson = (rows: readonly object[]) =>
     JSON.stringify(
       rows.map((row) => Object.fromEntries(bulkColumns.map((m) => [m.column, (row as Record<string, unknown>)[m.field] ?? null]))),
@@ -107,8 +121,14 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
 
   const api: RecordTable<R> = {
     resource,
-    selectList: (alias) => mappings.map((m) => `${alias ? `${alias}.` : ''}"${m.column}"`).join(', '),
-    jsonSelectList: (alias) => mappings.map((m) => `${jsonValue(m, `${alias}."${m.column}"`)} as "${m.field}"`).join(', '),
+    selectList: (alias, org) =>
+      mappings
+        .map((m) => {
+          const column = `${alias ? `${alias}.` : ''}"${m.column}"`;
+          return m.money ? `${moneyOut(column, org ?? `${alias ?? table}.org_id`)} as "${m.column}"` : column;
+        })
+        .join(', '),
+    jsonSelectList: (alias, org) => mappings.map((m) => `${jsonValue(m, `${alias}."${m.column}"`, org)} as "${m.field}"`).join(', '),
     toRecord: (row) => rowToRecord<RecordOf<R>>(mappings, row),
 
     async insert(q, orgId, values) {
@@ -118,10 +138,11 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
     async insertMany(q, orgId, rows) {
       if (!rows.length) return [];
       const names = bulkColumns.map((m) => `"${m.column}"`).join(', ');
+      const values = bulkColumns.map((m) => written(m, `x."${m.column}"`)).join(', ');
       const { rows: stored } = await q.query(
         `insert into ${table} (org_id, ${names})
-         select $1, ${names} from jsonb_to_recordset($2::jsonb) as x(${recordsetType})
-         returning ${api.selectList()}`,
+         select $1, ${values} from jsonb_to_recordset($2::jsonb) as x(${recordsetType})
+         returning ${api.selectList(undefined, ORG)}`,
         [orgId, bulkJson(rows)],
       );
       return stored.map(api.toRecord);
@@ -129,12 +150,12 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
 
     async updateMany(q, orgId, rows) {
       if (!rows.length) return [];
-      const sets = bulkColumns.filter((m) => m.field !== 'id').map((m) => `"${m.column}" = x."${m.column}"`).join(', ');
+      const sets = bulkColumns.filter((m) => m.field !== 'id').map((m) => `"${m.column}" = ${written(m, `x."${m.column}"`)}`).join(', ');
       const { rows: stored } = await q.query(
         `update ${table} t set ${sets}
            from jsonb_to_recordset($2::jsonb) as x(${recordsetType})
           where t.org_id = $1 and t.id = x.id${replicated ? ' and not t._deleted' : ''}
-          returning ${api.selectList('t')}`,
+          returning ${api.selectList('t', ORG)}`,
         [orgId, bulkJson(rows)],
       );
       return stored.map(api.toRecord);
@@ -143,7 +164,7 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
     async patchMany(q, orgId, ids, patch) {
       const cols = writable(patch as Record<string, unknown>);
       if (!cols.length || !ids.length) return [];
-      const sets = cols.map((m, i) => `"${m.column}" = $${i + 3}`).join(', ');
+      const sets = cols.map((m, i) => `"${m.column}" = ${written(m, `$${i + 3}`)}`).join(', ');
       const { rows } = await q.query<{ id: string }>(
         `update ${table} set ${sets} where org_id = $1 and id = any($2::text[])${liveOnly} returning id`,
         [orgId, ids, ...cols.map((m) => encodeValue(m, (patch as Record<string, unknown>)[m.field]))],
@@ -176,10 +197,10 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
     async update(q, orgId, id, patch) {
       const cols = writable(patch as Record<string, unknown>);
       if (cols.length === 0) return api.findById(q, orgId, id);
-      const sets = cols.map((m, i) => `"${m.column}" = $${i + 3}`).join(', ');
+      const sets = cols.map((m, i) => `"${m.column}" = ${written(m, `$${i + 3}`)}`).join(', ');
       const params = [orgId, id, ...cols.map((m) => encodeValue(m, (patch as Record<string, unknown>)[m.field]))];
       const { rows } = await q.query(
-        `update ${table} set ${sets} where org_id = $1 and id = $2${liveOnly} returning ${api.selectList()}`,
+        `update ${table} set ${sets} where org_id = $1 and id = $2${liveOnly} returning ${api.selectList(undefined, ORG)}`,
         params,
       );
       return rows[0] ? api.toRecord(rows[0]) : null;
@@ -188,7 +209,7 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
     async softDelete(q, orgId, id) {
       if (!replicated) throw new Error(`${resource.name} does not replicate; it has no tombstones`);
       const { rows } = await q.query(
-        `update ${table} set _deleted = true where org_id = $1 and id = $2 and not _deleted returning ${api.selectList()}`,
+        `update ${table} set _deleted = true where org_id = $1 and id = $2 and not _deleted returning ${api.selectList(undefined, ORG)}`,
         [orgId, id],
       );
       return rows[0] ? api.toRecord(rows[0]) : null;
@@ -196,7 +217,7 @@ export function recordTable<R extends ResourceDef>(resource: R): RecordTable<R> 
 
     async findById(q, orgId, id) {
       const { rows } = await q.query(
-        `select ${api.selectList()} from ${table} where org_id = $1 and id = $2${liveOnly}`,
+        `select ${api.selectList(undefined, ORG)} from ${table} where org_id = $1 and id = $2${liveOnly}`,
         [orgId, id],
       );
       return rows[0] ? api.toRecord(rows[0]) : null;

@@ -17,7 +17,7 @@ const entryDocument = `case when s.present and t.id is not null then row_to_json
 
 function joined(table: RecordTable<ResourceDef>): string {
   return `left join ${table.resource.table} t on t.org_id = s.org_id and t.id = s.row_id,
-          lateral (select ${table.jsonSelectList('t')}, t._deleted as "_deleted") d`;
+          lateral (select ${table.jsonSelectList('t', '$1')}, t._deleted as "_deleted") d`;
 }
 
 /** A page of the technician's feed, as `readFeedPage` gives the table's: documents as JSON bytes, and the feed's head. */

@@ -98,7 +98,7 @@ export async function readFeedPage(
        left join lateral (
          select t._seq as seq, row_to_json(d)::text as doc
            from ${name} t,
-                lateral (select ${table.jsonSelectList('t')}, t._deleted as "_deleted") d
+                lateral (select ${table.jsonSelectList('t', '$1')}, t._deleted as "_deleted") d
           where t.org_id = $1 and t._seq > $2${leavingOut(leaveOut, { seq: 't._seq', present: null }, param)}
           order by t._seq
           limit $3) p on true

@@ -1,5 +1,6 @@
 import { defineShape, f } from '../schema/fields.js';
 import { defineResource, type RecordOf } from '../schema/resource.js';
+import { BILLING_FREQUENCIES, BILLING_METHODS } from './billing.js';
 import { volumeGallons } from './chemistry.js';
 
 const BODY_OF_WATER_KINDS = ['POOL', 'SPA', 'FOUNTAIN', 'POND', 'OTHER'] as const;
@@ -32,6 +33,7 @@ export const CustomerServiceShape = defineShape('CustomerServiceEntity', {
   frequency: f.string().nullable().max(50).doc('e.g. WEEKLY, BIWEEKLY, MONTHLY'),
   dayOfWeek: f.int().nullable().doc('0 = Sunday ... 6 = Saturday'),
   rate: f.money().nullable().doc('Price per visit'),
+  monthlyRate: f.money().nullable().doc('Price per month when billingMethod is MONTHLY_FLAT'),
   startDate: f.date().nullable(),
   notes: f.string().nullable().max(10000),
 });
@@ -64,6 +66,7 @@ export const customerResource = defineResource({
   collection: 'customers',
   relations: {
     quotedPrices: '[CustomerQuotedPriceEntity]',
+    creditBalance: 'Float',
     nextScheduledApt: 'Appointment',
   },
   fields: {
@@ -105,10 +108,15 @@ export const customerResource = defineResource({
     status: f.string().nullable().max(50).doc('e.g. ACTIVE, INACTIVE, LEAD'),
     tags: f.list(f.string()).nullable().merge('set'),
     paymentMethod: text().owner('office'),
-    billingMethod: text().owner('office'),
+    billingMethod: f
+      .string()
+      .nullable()
+      .oneOf(BILLING_METHODS)
+      .owner('office')
+      .doc('PER_VISIT (each completed visit at its quoted price, else service.rate) or MONTHLY_FLAT (service.monthlyRate a month); null is PER_VISIT'),
     contactMethod: text(),
     paymentType: text().owner('office'),
-    billingFrequency: text().owner('office'),
+    billingFrequency: f.string().nullable().oneOf(BILLING_FREQUENCIES).owner('office').doc('How often invoices are made: MONTHLY (null is MONTHLY)'),
     reportNotification: f
       .string()
       .nullable()
@@ -121,6 +129,7 @@ export const customerResource = defineResource({
     salesNotes: f.string().nullable().max(10000).owner('office'),
     notes: f.string().nullable().max(10000),
     readyForInvoice: flag().owner('office'),
+    taxId: f.id().nullable().owner('office').doc("The tax on this customer's invoices; null: the organization's defaultTaxId"),
     isCommercial: flag(),
     paymentProcessorId: text().owner('office'),
     accountingId: text().owner('office'),

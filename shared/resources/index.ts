@@ -2,6 +2,7 @@ import type { RecordOf } from '../schema/resource.js';
 
 /** Every resource, in dependency order. Adding one here makes it appear in every derived form. */
 import { appointmentResource } from './appointment.js';
+import { invoiceLineResource, invoiceResource, paymentApplicationResource, paymentResource } from './billing.js';
 import { customerQuotedPriceResource, customerResource } from './customer.js';
 import {
   inventoryItemResource,
@@ -31,6 +32,10 @@ export const resources = [
   inventoryItemResource,
   stockLevelResource,
   stockMovementResource,
+  invoiceResource,
+  invoiceLineResource,
+  paymentResource,
+  paymentApplicationResource,
 ] as const;
 
 type AnyResource = (typeof resources)[number];
@@ -45,6 +50,7 @@ export type DocumentOf<C extends CollectionName> = RecordOf<Extract<ReplicatedRe
 export const replicatedResources: readonly ReplicatedResource[] = resources.filter((r): r is ReplicatedResource => r.collection !== null);
 
 export * from './appointment.js';
+export * from './billing.js';
 export * from './chemistry.js';
 export * from './common.js';
 export * from './customer.js';

@@ -1,5 +1,6 @@
 import { defineShape, f } from '../schema/fields.js';
 import { defineResource, type RecordOf } from '../schema/resource.js';
+import { CHEMICAL_BILLING, FLAT_RATE_TIMINGS, TAX_ROUNDINGS } from './billing.js';
 import { WaterChemistrySettingsShape } from './chemistry.js';
 import { AddressShape } from './common.js';
 
@@ -12,6 +13,10 @@ export const OrganizationSettingsShape = defineShape('OrganizationSettings', {
   emailFromName: f.string().nullable().max(200),
   emailReplyTo: f.string().nullable().max(320),
   sendVisitReports: f.boolean().doc("Email / text each completed visit's report to its customer (as their reportNotification says)"),
+  chemicalBilling: f.enum('ChemicalBilling', CHEMICAL_BILLING).nullable().doc('Chemicals and parts used on visits: INCLUDED in the service (null), at the item UNIT_PRICE, or COST_PLUS its cost price and chemicalMarkupPercent'),
+  chemicalMarkupPercent: f.float().nullable().min(0).max(1000).doc('Markup on the cost price under COST_PLUS, percent (null: 0)'),
+  taxRounding: f.enum('TaxRounding', TAX_ROUNDINGS).nullable().doc('Round tax PER_INVOICE (null: each rate summed, then rounded once) or PER_LINE'),
+  flatRateTiming: f.enum('FlatRateTiming', FLAT_RATE_TIMINGS).nullable().doc("MONTHLY_FLAT customers billed in ARREARS (null: after the month) or in ADVANCE (the next month too)"),
   waterChemistry: f.object(WaterChemistrySettingsShape).nullable().doc('Target ranges, products and caps of the water chemistry engine; null: the defaults (read through chemistrySettingsOf)'),
 });
 

@@ -10,7 +10,10 @@
  *   //    ^? Field<number | null>
  */
 
-/** Scalar kinds. `money` is a Float in GraphQL and JS, numeric(12,2) in SQL. */
+/**
+ * Scalar kinds. `money` is a decimal Float at the organization's currency precision in GraphQL, JS
+ * and JSON, and a bigint of the currency's minor units in SQL (inside jsonb it stays the decimal).
+ */
 export type ScalarKind =
   | 'id'
   | 'string'

@@ -17,6 +17,11 @@ export interface ColumnMapping {
   readonly nullable: boolean;
   /** jsonb values are sent as JSON text: pg would turn a JS array into a PostgreSQL array. */
   readonly json: boolean;
+  /**
+   * Money: the column holds integer minor units of the organization's currency, the record the
+   * decimal amount; storage converts between them (server/storage/money-sql.ts).
+   */
+  readonly money: boolean;
 }
 
 const SCALAR_SQL: Record<ScalarKind, [ddl: string, infoSchema: string]> = {
@@ -24,7 +29,7 @@ const SCALAR_SQL: Record<ScalarKind, [ddl: string, infoSchema: string]> = {
   string: ['text', 'text'],
   int: ['integer', 'integer'],
   float: ['double precision', 'double precision'],
-  money: ['numeric(12,2)', 'numeric'],
+  money: ['bigint', 'bigint'],
   boolean: ['boolean', 'boolean'],
   dateTime: ['timestamptz', 'timestamp with time zone'],
   date: ['date', 'date'],
@@ -63,6 +68,7 @@ export function columnsOf(resource: ResourceDef): ColumnMapping[] {
       ddlType,
       nullable: meta.nullable,
       json: ddlType === 'jsonb',
+      money: meta.kind.type === 'scalar' && meta.kind.scalar === 'money',
     };
   });
 }

@@ -26,8 +26,8 @@ function scalarValidator(kind: FieldKind & { type: 'scalar' }): z.ZodType {
     case 'float':
       return z.number().finite();
     case 'money':
-      // numeric(12,2): at most ten digits before the point.
-      return z.number().finite().min(-9_999_999_999.99).max(9_999_999_999.99);
+      // At most ten digits before the point: in minor units (up to three decimals) still far below 2^53.
+      return z.number().finite().min(-9_999_999_999.999).max(9_999_999_999.999);
     case 'boolean':
       return z.boolean();
     case 'dateTime':

@@ -14,12 +14,14 @@ import { REPLICA_INDEXES, REPLICA_KEYS } from './replica-keys.js';
  * then fails and names the hash to append here. Never edit or remove an entry.
  */
 export const REPLICA_SCHEMA_HISTORY: Readonly<Record<CollectionName, readonly string[]>> = {
-  // After visit reports: settings.sendVisitReports; then water chemistry: settings.waterChemistry.
-  organization: ['d622694c54bd0a55', '06e353d26a8759b9', 'de1296d73e45bb28'],
+  // After visit reports: settings.sendVisitReports; then water chemistry: settings.waterChemistry;
+  // then billing: settings.chemicalBilling, chemicalMarkupPercent, taxRounding, flatRateTiming.
+  organization: ['d622694c54bd0a55', '06e353d26a8759b9', 'de1296d73e45bb28', 'fa46377dbed6d272'],
   serviceTypes: ['96a8e56cda8a31af'],
   // Before scopes per technician: without createdById / technicianId.
   // After visit reports: reportNotification one of EMAIL, TEXT, BOTH, NONE.
-  customers: ['61fd6da3b2d564e6', '4c0a64f70e176f5e', 'a49e36e369c7f056'],
+  // After billing: billingMethod and billingFrequency from their lists, taxId, service.monthlyRate.
+  customers: ['61fd6da3b2d564e6', '4c0a64f70e176f5e', 'a49e36e369c7f056', '9b7f6bd890373bcb'],
   appointments: ['7a288789bae4cbce'],
   // Then with createdById; then with the replica keys startKey and technicianKey and their indexes (replica-keys.ts);
   // then with chemistryVersion.

@@ -18,6 +18,7 @@ import { benchDocuments } from './documents.js';
 import { benchStorage } from './storage.js';
 import { benchTabs } from './tabs.js';
 import { benchOneVisitPush } from './push-one.js';
+import { benchWebhooks } from './webhooks.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -64,7 +65,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|push|bulk|scale|storm|app|tech|route|company|docs|chemistry|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|push|bulk|scale|storm|app|tech|route|company|docs|chemistry|webhooks|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 // The engine needs no store: it runs first, in a few seconds.
 if (!only || only === 'chemistry') await benchChemistry();
@@ -103,4 +104,6 @@ if (!only || only === 'docs') await benchDocuments();
 if (!only || only === 'storage') await benchStorage();
 // Tabs sharing one replica in the browser (no large store).
 if (!only || only === 'tabs') await benchTabs();
+// Events and webhooks: delivery latency (PostgreSQL) and what events cost the writes that make them (both engines).
+if (!only || only === 'webhooks') await benchWebhooks(engines, onPg ? postgresUrl : undefined);
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

@@ -25,7 +25,7 @@ export async function benchStoredJson(postgresUrl: string): Promise<void> {
     const orgId = organization.id;
     await seedOrganizationData(db, orgId, { customers: 5000, services: 50_000, items: 10, noteLength: 600 });
     await db.query(`create table stored_docs as select org_id, _seq, row_to_json(d)::text as doc
-      from services t, lateral (select ${services.jsonSelectList('t')}, t._deleted as "_deleted") d`);
+      from services t, lateral (select ${services.jsonSelectList('t', 't.org_id')}, t._deleted as "_deleted") d`);
     await db.query('create index on stored_docs (org_id, _seq)');
     const computed: number[] = [];
     const stored: number[] = [];

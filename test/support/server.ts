@@ -16,6 +16,8 @@ import { LiveFanout } from '../../server/operations/sync/live-fanout.js';
 import { createMessenger } from '../../server/jobs/messenger.js';
 import { BulkWorker, type WorkerOptions } from '../../server/jobs/worker.js';
 import { VisitReportWorker } from '../../server/jobs/visit-reports.js';
+import { WebhookWorker, type WebhookWorkerOptions } from '../../server/jobs/webhook-worker.js';
+import type { WebhooksConfig } from '../../server/config.js';
 
 /**
  * A real HTTP server on 127.0.0.1, port 0, over a test store, with helpers to call it.
@@ -26,6 +28,7 @@ export interface TestServer {
   blobs: BlobStore;
   links: FileLinks;
   worker: BulkWorker | null;
+  webhooks: WebhookWorker | null;
   close(): Promise<void>;
 }
 
@@ -57,7 +60,15 @@ export interface TestServerOptions {
   minProtocolVersion: number;
   /** Builds of the apps to serve instead of server/dist's (an upgraded server's new build). */
   bundles: AppBundleDirs;
+  /**
+   * Run a webhook worker with this server (off unless given), with these settings over the
+   * production defaults; the endpoint URL policy follows them too.
+   */
+  webhooks: Partial<WebhooksConfig> & Pick<WebhookWorkerOptions, 'network' | 'afterAttempt' | 'random'> & { smtpUrl?: string };
 }
+
+/** The production webhook settings (what an unset environment gives). */
+export const DEFAULT_WEBHOOK_SETTINGS: WebhooksConfig = loadConfig({}).webhooks;
 
 export const TEST_FILE_SECRET = 'file-link-secret-for-tests-only-0123456789';
 
@@ -82,6 +93,19 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
       })
     : null;
   worker?.start();
+  const webhookSettings = { ...DEFAULT_WEBHOOK_SETTINGS, ...options.webhooks };
+  const webhooks = options.webhooks
+    ? new WebhookWorker({
+        db,
+        logger,
+        messenger: createMessenger({ smtpUrl: options.webhooks.smtpUrl, emailFrom: 'Test Pools <office@test.example>' }),
+        settings: webhookSettings,
+        network: options.webhooks.network,
+        afterAttempt: options.webhooks.afterAttempt,
+        random: options.webhooks.random,
+      })
+    : null;
+  await webhooks?.start();
   let baseUrl = '';
   const reports = options.reports
     ? new VisitReportWorker({
@@ -108,6 +132,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
       sync,
       http: { ...loadConfig({}).http, ...options.http },
       auth: { ...loadConfig({}).auth, ...options.auth },
+      webhooks: webhookSettings,
     },
     ...(options.clock ? { clock: options.clock } : {}),
     logger,
@@ -128,8 +153,10 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
     blobs,
     links,
     worker,
+    webhooks,
     close: async () => {
       await worker?.stop();
+      await webhooks?.stop();
       await reports?.stop();
       lifecycle.endStreams();
       await feed.stop();

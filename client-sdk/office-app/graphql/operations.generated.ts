@@ -221,6 +221,21 @@ export type VisitReportStatus =
   /** Nothing was sent; outcome says why. */
   | 'SKIPPED';
 
+export type CreateWebhookEndpointInput = {
+  /** https (plain http only where WEBHOOK_ALLOW_HTTP is set, for development). */
+  url: string;
+  /** Types to deliver; none or empty: every type. */
+  eventTypes?: Array<string> | null | undefined;
+  description?: string | null | undefined;
+};
+
+export type UpdateWebhookEndpointInput = {
+  url?: string | null | undefined;
+  eventTypes?: Array<string> | null | undefined;
+  description?: string | null | undefined;
+  enabled?: boolean | null | undefined;
+};
+
 export type OfficeLogoQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -413,6 +428,55 @@ export type OfficeCustomerHistoryQueryVariables = Exact<{
 
 
 export type OfficeCustomerHistoryQuery = { infiniteServices: { edges: Array<{ node: { id: string, customerId: string | null, typeId: string | null, newTechnicianId: string | null, startTime: string | null, endTime: string | null, updatedAt: string, notes: string | null, chemicalReadings: { freeChlorine: number | null, totalChlorine: number | null, ph: number | null, totalAlkalinity: number | null, calciumHardness: number | null, cyanuricAcid: number | null, salt: number | null, phosphates: number | null, tds: number | null, temperature: number | null } | null } }> }, infiniteQuotes: { edges: Array<{ node: { id: string, number: string, title: string, status: QuoteStatus, total: number } }> } };
+
+export type OfficeWebhooksQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type OfficeWebhooksQuery = { webhookEndpoints: Array<{ id: string, url: string, description: string | null, eventTypes: Array<string> | null, enabled: boolean, disabledAt: string | null, disabledReason: string | null, failingSince: string | null, lastSuccessAt: string | null, lastFailureAt: string | null, pendingDeliveries: number, failedDeliveries: number, previousSecretExpiresAt: string | null, createdAt: string }> };
+
+export type OfficeWebhookDeliveriesQueryVariables = Exact<{
+  endpointId?: string | null | undefined;
+}>;
+
+
+export type OfficeWebhookDeliveriesQuery = { infiniteWebhookDeliveries: { edges: Array<{ node: { id: string, endpointId: string, eventId: string, eventType: string, attempt: number, attemptedAt: string, status: number | null, durationMs: number, error: string | null, succeeded: boolean } }> } };
+
+export type OfficeCreateWebhookMutationVariables = Exact<{
+  input: CreateWebhookEndpointInput;
+}>;
+
+
+export type OfficeCreateWebhookMutation = { createWebhookEndpoint: { secret: string | null, endpoint: { id: string, url: string } } };
+
+export type OfficeUpdateWebhookMutationVariables = Exact<{
+  id: string;
+  input: UpdateWebhookEndpointInput;
+}>;
+
+
+export type OfficeUpdateWebhookMutation = { updateWebhookEndpoint: { id: string, enabled: boolean } };
+
+export type OfficeRotateWebhookSecretMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeRotateWebhookSecretMutation = { rotateWebhookSecret: { secret: string | null, endpoint: { id: string, url: string } } };
+
+export type OfficeDeleteWebhookMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeDeleteWebhookMutation = { deleteWebhookEndpoint: { id: string } };
+
+export type OfficeRedeliverMutationVariables = Exact<{
+  eventId: string;
+  endpointId: string;
+}>;
+
+
+export type OfficeRedeliverMutation = { redeliverEvent: { eventId: string } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -989,3 +1053,87 @@ export const OfficeCustomerHistoryDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OfficeCustomerHistoryQuery, OfficeCustomerHistoryQueryVariables>;
+export const OfficeWebhooksDocument = new TypedDocumentString(`
+    query OfficeWebhooks {
+  webhookEndpoints {
+    id
+    url
+    description
+    eventTypes
+    enabled
+    disabledAt
+    disabledReason
+    failingSince
+    lastSuccessAt
+    lastFailureAt
+    pendingDeliveries
+    failedDeliveries
+    previousSecretExpiresAt
+    createdAt
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeWebhooksQuery, OfficeWebhooksQueryVariables>;
+export const OfficeWebhookDeliveriesDocument = new TypedDocumentString(`
+    query OfficeWebhookDeliveries($endpointId: ID) {
+  infiniteWebhookDeliveries(first: 20, filter: {endpointId: $endpointId}) {
+    edges {
+      node {
+        id
+        endpointId
+        eventId
+        eventType
+        attempt
+        attemptedAt
+        status
+        durationMs
+        error
+        succeeded
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeWebhookDeliveriesQuery, OfficeWebhookDeliveriesQueryVariables>;
+export const OfficeCreateWebhookDocument = new TypedDocumentString(`
+    mutation OfficeCreateWebhook($input: CreateWebhookEndpointInput!) {
+  createWebhookEndpoint(input: $input) {
+    secret
+    endpoint {
+      id
+      url
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeCreateWebhookMutation, OfficeCreateWebhookMutationVariables>;
+export const OfficeUpdateWebhookDocument = new TypedDocumentString(`
+    mutation OfficeUpdateWebhook($id: ID!, $input: UpdateWebhookEndpointInput!) {
+  updateWebhookEndpoint(id: $id, input: $input) {
+    id
+    enabled
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeUpdateWebhookMutation, OfficeUpdateWebhookMutationVariables>;
+export const OfficeRotateWebhookSecretDocument = new TypedDocumentString(`
+    mutation OfficeRotateWebhookSecret($id: ID!) {
+  rotateWebhookSecret(id: $id) {
+    secret
+    endpoint {
+      id
+      url
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeRotateWebhookSecretMutation, OfficeRotateWebhookSecretMutationVariables>;
+export const OfficeDeleteWebhookDocument = new TypedDocumentString(`
+    mutation OfficeDeleteWebhook($id: ID!) {
+  deleteWebhookEndpoint(id: $id) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeDeleteWebhookMutation, OfficeDeleteWebhookMutationVariables>;
+export const OfficeRedeliverDocument = new TypedDocumentString(`
+    mutation OfficeRedeliver($eventId: ID!, $endpointId: ID!) {
+  redeliverEvent(eventId: $eventId, endpointId: $endpointId) {
+    eventId
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeRedeliverMutation, OfficeRedeliverMutationVariables>;

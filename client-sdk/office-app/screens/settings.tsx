@@ -8,8 +8,9 @@ import { OfficeCreateTokenDocument, OfficeOrganizationDocument, OfficeProfileDoc
 import { useAction, useGraphQL, useSession } from '../../app-kit/hooks.js';
 import { PhoneSignIn } from '../components/phone-sign-in.js';
 import { WaterChemistrySettingsForm } from '../components/water-chemistry-settings.js';
+import { Integrations } from './integrations.js';
 
-/** The organization's profile, settings and logo, its water chemistry, its technicians' phones (ADMIN, OFFICE), and (for an ADMIN) its API tokens. */
+/** The organization's profile, settings and logo, its water chemistry, its technicians' phones (ADMIN, OFFICE), and (for an ADMIN) its API tokens and integrations. */
 type OrganizationAnswer = OfficeOrganizationQuery;
 
 export function SettingsScreen() {
@@ -25,7 +26,14 @@ export function SettingsScreen() {
       </div>
       <WaterChemistrySettingsForm />
       {viewer.role === 'ADMIN' || viewer.role === 'OFFICE' ? <PhoneSignIn /> : null}
-      {viewer.role === 'ADMIN' ? <Tokens /> : <p>API tokens (and revoking a phone's) are managed by an ADMIN.</p>}
+      {viewer.role === 'ADMIN' ? (
+        <>
+          <Tokens />
+          <Integrations />
+        </>
+      ) : (
+        <p>API tokens (and revoking a phone's) and integrations are managed by an ADMIN.</p>
+      )}
     </section>
   );
 }

@@ -2,6 +2,7 @@ import type { AuthPolicy } from '../../operations/auth-policy.js';
 import type { OperationContext } from '../../operations/context.js';
 import type { GeneratedPdfRef } from '../http/file-links.js';
 import { createLoaders, type Loaders } from './loaders.js';
+import { STRICT_POLICY, type WebhookPolicy } from '../../operations/events/endpoints.js';
 
 /** The GraphQL context: the operation context plus this request's batch loaders. */
 export type GraphQLContext = OperationContext & {
@@ -18,6 +19,13 @@ export type GraphQLContext = OperationContext & {
   bulkStarted?: () => void;
   /** True when the whole request runs in one transaction (ctx.db is bound to it): see atomic-mutations.ts. */
   inRequestTransaction?: boolean;
+  /** What webhook endpoint URLs may be (WEBHOOK_ALLOW_HTTP, WEBHOOK_ALLOW_PRIVATE_ADDRESSES). */
+  webhookPolicy: WebhookPolicy;
+  /**
+   * Marks a value of the answer as shown once: the answer kept for Idempotency-Key replays has
+   * null in its place (a webhook signing secret). Absent when no answer is kept.
+   */
+  concealInReplays?: (value: string) => void;
 };
 
 /** What links in answers are made with, bound to the request's host. */
@@ -27,14 +35,28 @@ export interface LinkMakers {
   phoneSignIn: (code: string) => string;
 }
 
+/** What a request's GraphQL context carries besides the operation context and links. */
 export interface ContextOptions {
   auth: AuthPolicy;
-  bulkStarted?: () => void;
+  bulkStarted?: (() => void) | undefined;
   inRequestTransaction?: boolean;
+  webhookPolicy?: WebhookPolicy;
+  concealInReplays?: ((value: string) => void) | undefined;
 }
 
-export function graphqlContext(ctx: OperationContext, links: LinkMakers, { auth, bulkStarted, inRequestTransaction = false }: ContextOptions): GraphQLContext {
-  return { ...ctx, loaders: createLoaders(ctx), fileUrl: links.file, quotePdfUrl: links.quotePdf, phoneSignInLink: links.phoneSignIn, auth, bulkStarted, inRequestTransaction };
+export function graphqlContext(ctx: OperationContext, links: LinkMakers, options: ContextOptions): GraphQLContext {
+  return {
+    ...ctx,
+    loaders: createLoaders(ctx),
+    fileUrl: links.file,
+    quotePdfUrl: links.quotePdf,
+    phoneSignInLink: links.phoneSignIn,
+    auth: options.auth,
+    bulkStarted: options.bulkStarted,
+    inRequestTransaction: options.inRequestTransaction ?? false,
+    webhookPolicy: options.webhookPolicy ?? STRICT_POLICY,
+    concealInReplays: options.concealInReplays,
+  };
 }
 
 /** A resolver map for one module (typed loosely: graphql-js checks shapes at run time). */

@@ -8,7 +8,8 @@ import type { OperationContext } from '../../operations/context.js';
 import { formatGraphQLError, kindOfStatus } from '../errors.js';
 import { contextOf } from '../http/request-context.js';
 import { graphqlContext, type GraphQLContext, type LinkMakers } from './context.js';
-import { keepable, mutationRequestHash, withoutData, type StoredGraphQLAnswer } from './idempotent.js';
+import { keepable, mutationRequestHash, withoutData, withValuesNulled, type StoredGraphQLAnswer } from './idempotent.js';
+import type { WebhookPolicy } from '../../operations/events/endpoints.js';
 import { limitRules, parseWithinNesting, type GraphQLLimits } from './limits.js';
 
 export interface GraphQLHandlerOptions {
@@ -20,6 +21,8 @@ export interface GraphQLHandlerOptions {
   /** Told of every executed operation (for /metrics). */
   onOperation?: (name: string | undefined, type: string, failed: boolean) => void;
   bulkStarted?: () => void;
+  /** What webhook endpoint URLs may be. */
+  webhookPolicy: WebhookPolicy;
 }
 
 /**
@@ -27,14 +30,14 @@ export interface GraphQLHandlerOptions {
  * [body, init]; this is the thin adapter. Express has already read the body as text, within the
  * size limit, so graphql-http parses JSON and negotiates media types exactly as its spec says.
  */
-export function graphqlHandler({ schema, logger, fileUrls, limits, auth, onOperation, bulkStarted }: GraphQLHandlerOptions): RequestHandler {
+export function graphqlHandler({ schema, logger, fileUrls, limits, auth, onOperation, bulkStarted, webhookPolicy }: GraphQLHandlerOptions): RequestHandler {
   const handle = createHandler<import('express').Request, InTransaction | undefined, GraphQLContext>({
     schema,
     parse: parseWithinNesting,
     context: (req) =>
       req.context
-        ? graphqlContext(req.context.ctx, fileUrls(req.raw), { auth, bulkStarted: req.context.bulkStarted, inRequestTransaction: true })
-        : graphqlContext(contextOf(req.raw), fileUrls(req.raw), { auth, bulkStarted }),
+        ? graphqlContext(req.context.ctx, fileUrls(req.raw), { auth, bulkStarted: req.context.bulkStarted, inRequestTransaction: true, webhookPolicy, concealInReplays: req.context.conceal })
+        : graphqlContext(contextOf(req.raw), fileUrls(req.raw), { auth, bulkStarted, webhookPolicy }),
     validationRules: (_req, args, specifiedRules) => [...specifiedRules, ...limitRules(limits, args.variableValues ?? undefined)],
     onOperation: (_req, args, result) => {
       const operation = getOperationAST(args.document, args.operationName);
@@ -72,10 +75,11 @@ export function graphqlHandler({ schema, logger, fileUrls, limits, auth, onOpera
   };
 }
 
-/** The operation context of a request run in one transaction, and who to tell of queued bulk work. */
+/** The operation context of a request run in one transaction, who to tell of queued bulk work, and what its stored answer must not show. */
 interface InTransaction {
   ctx: OperationContext;
   bulkStarted?: () => void;
+  conceal: (value: string) => void;
 }
 
 /**
@@ -90,10 +94,12 @@ async function answerOnce(
   bulkStarted: (() => void) | undefined,
 ) {
   let queued = false;
+  const concealed: string[] = [];
   const result = await doOnce(contextOf(req), key, hash, async (ctx) => {
-    const sent = await answer(req, { ctx, bulkStarted: () => void (queued = true) });
+    const sent = await answer(req, { ctx, bulkStarted: () => void (queued = true), conceal: (value) => void concealed.push(value) });
     const keep = keepable(sent.status, sent.body);
-    return { answer: keep ? sent : { ...sent, body: withoutData(sent.body) }, keep };
+    if (!keep) return { answer: { ...sent, body: withoutData(sent.body) }, keep };
+    return { answer: sent, keep, stored: { ...sent, body: withValuesNulled(sent.body, concealed) } };
   });
   if (queued && !result.replayed) bulkStarted?.();
   return result;

@@ -13,6 +13,19 @@ export type Scalars = {
   JSON: { input: unknown; output: unknown; }
 };
 
+export type ChemicalBilling =
+  | 'INCLUDED'
+  | 'UNIT_PRICE'
+  | 'COST_PLUS';
+
+export type TaxRounding =
+  | 'PER_INVOICE'
+  | 'PER_LINE';
+
+export type FlatRateTiming =
+  | 'ARREARS'
+  | 'ADVANCE';
+
 export type Chemical =
   | 'LIQUID_CHLORINE'
   | 'CAL_HYPO'
@@ -73,6 +86,35 @@ export type StockMovementReason =
   | 'RECEIVE'
   | 'RETURN';
 
+export type InvoiceStatus =
+  | 'DRAFT'
+  | 'OPEN'
+  | 'PAID'
+  | 'VOID';
+
+export type InvoiceOrigin =
+  | 'GENERATED'
+  | 'QUOTE'
+  | 'MANUAL';
+
+export type InvoiceLineSource =
+  | 'VISIT'
+  | 'STOCK_MOVEMENT'
+  | 'QUOTE_LINE'
+  | 'FLAT_RATE'
+  | 'MANUAL';
+
+export type PaymentKind =
+  | 'PAYMENT'
+  | 'REVERSAL';
+
+export type PaymentMethod =
+  | 'CASH'
+  | 'CHECK'
+  | 'CARD'
+  | 'ACH'
+  | 'OTHER';
+
 export type Address = {
   street?: Maybe<Scalars['String']['output']>;
   city?: Maybe<Scalars['String']['output']>;
@@ -101,6 +143,14 @@ export type OrganizationSettings = {
   emailReplyTo?: Maybe<Scalars['String']['output']>;
   /** Email / text each completed visit's report to its customer (as their reportNotification says) */
   sendVisitReports: Scalars['Boolean']['output'];
+  /** Chemicals and parts used on visits: INCLUDED in the service (null), at the item UNIT_PRICE, or COST_PLUS its cost price and chemicalMarkupPercent */
+  chemicalBilling?: Maybe<ChemicalBilling>;
+  /** Markup on the cost price under COST_PLUS, percent (null: 0) */
+  chemicalMarkupPercent?: Maybe<Scalars['Float']['output']>;
+  /** Round tax PER_INVOICE (null: each rate summed, then rounded once) or PER_LINE */
+  taxRounding?: Maybe<TaxRounding>;
+  /** MONTHLY_FLAT customers billed in ARREARS (null: after the month) or in ADVANCE (the next month too) */
+  flatRateTiming?: Maybe<FlatRateTiming>;
   /** Target ranges, products and caps of the water chemistry engine; null: the defaults (read through chemistrySettingsOf) */
   waterChemistry?: Maybe<WaterChemistrySettings>;
 };
@@ -119,6 +169,14 @@ export type OrganizationSettingsInput = {
   emailReplyTo?: InputMaybe<Scalars['String']['input']>;
   /** Email / text each completed visit's report to its customer (as their reportNotification says) */
   sendVisitReports: Scalars['Boolean']['input'];
+  /** Chemicals and parts used on visits: INCLUDED in the service (null), at the item UNIT_PRICE, or COST_PLUS its cost price and chemicalMarkupPercent */
+  chemicalBilling?: InputMaybe<ChemicalBilling>;
+  /** Markup on the cost price under COST_PLUS, percent (null: 0) */
+  chemicalMarkupPercent?: InputMaybe<Scalars['Float']['input']>;
+  /** Round tax PER_INVOICE (null: each rate summed, then rounded once) or PER_LINE */
+  taxRounding?: InputMaybe<TaxRounding>;
+  /** MONTHLY_FLAT customers billed in ARREARS (null: after the month) or in ADVANCE (the next month too) */
+  flatRateTiming?: InputMaybe<FlatRateTiming>;
   /** Target ranges, products and caps of the water chemistry engine; null: the defaults (read through chemistrySettingsOf) */
   waterChemistry?: InputMaybe<WaterChemistrySettingsInput>;
 };
@@ -295,6 +353,8 @@ export type CustomerServiceEntity = {
   dayOfWeek?: Maybe<Scalars['Int']['output']>;
   /** Price per visit */
   rate?: Maybe<Scalars['Float']['output']>;
+  /** Price per month when billingMethod is MONTHLY_FLAT */
+  monthlyRate?: Maybe<Scalars['Float']['output']>;
   startDate?: Maybe<Scalars['Date']['output']>;
   notes?: Maybe<Scalars['String']['output']>;
 };
@@ -310,6 +370,8 @@ export type CustomerServiceEntityInput = {
   dayOfWeek?: InputMaybe<Scalars['Int']['input']>;
   /** Price per visit */
   rate?: InputMaybe<Scalars['Float']['input']>;
+  /** Price per month when billingMethod is MONTHLY_FLAT */
+  monthlyRate?: InputMaybe<Scalars['Float']['input']>;
   startDate?: InputMaybe<Scalars['Date']['input']>;
   notes?: InputMaybe<Scalars['String']['input']>;
 };
@@ -571,9 +633,11 @@ export type Customer = {
   status?: Maybe<Scalars['String']['output']>;
   tags?: Maybe<Array<Scalars['String']['output']>>;
   paymentMethod?: Maybe<Scalars['String']['output']>;
+  /** PER_VISIT (each completed visit at its quoted price, else service.rate) or MONTHLY_FLAT (service.monthlyRate a month); null is PER_VISIT */
   billingMethod?: Maybe<Scalars['String']['output']>;
   contactMethod?: Maybe<Scalars['String']['output']>;
   paymentType?: Maybe<Scalars['String']['output']>;
+  /** How often invoices are made: MONTHLY (null is MONTHLY) */
   billingFrequency?: Maybe<Scalars['String']['output']>;
   /** Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS) */
   reportNotification?: Maybe<Scalars['String']['output']>;
@@ -584,11 +648,14 @@ export type Customer = {
   salesNotes?: Maybe<Scalars['String']['output']>;
   notes?: Maybe<Scalars['String']['output']>;
   readyForInvoice?: Maybe<Scalars['Boolean']['output']>;
+  /** The tax on this customer's invoices; null: the organization's defaultTaxId */
+  taxId?: Maybe<Scalars['ID']['output']>;
   isCommercial?: Maybe<Scalars['Boolean']['output']>;
   paymentProcessorId?: Maybe<Scalars['String']['output']>;
   accountingId?: Maybe<Scalars['String']['output']>;
   customFields?: Maybe<Scalars['JSON']['output']>;
   quotedPrices?: Maybe<Array<Maybe<CustomerQuotedPriceEntity>>>;
+  creditBalance?: Maybe<Scalars['Float']['output']>;
   nextScheduledApt?: Maybe<Appointment>;
 };
 
@@ -768,6 +835,138 @@ export type StockMovement = {
   createdById?: Maybe<Scalars['ID']['output']>;
 };
 
+export type Invoice = {
+  /** Unique identifier; generated on the device for replicated records */
+  id: Scalars['ID']['output'];
+  /** Creation timestamp, set by the server */
+  createdAt: Scalars['DateTime']['output'];
+  /** Last change, set by the server on every write */
+  updatedAt: Scalars['DateTime']['output'];
+  /** invoicePrefix plus the next number, given when finalized (a draft has none) */
+  number?: Maybe<Scalars['String']['output']>;
+  customerId: Scalars['ID']['output'];
+  status: InvoiceStatus;
+  origin: InvoiceOrigin;
+  /** First day billed, in the organization time zone */
+  periodStart?: Maybe<Scalars['Date']['output']>;
+  /** Last day billed (included) */
+  periodEnd?: Maybe<Scalars['Date']['output']>;
+  /** ISO 4217 code: the organization's currency when the invoice was made */
+  currency: Scalars['String']['output'];
+  subtotal: Scalars['Float']['output'];
+  tax: Scalars['Float']['output'];
+  total: Scalars['Float']['output'];
+  /** Sum of the payment applications (reversals subtract) */
+  amountPaid: Scalars['Float']['output'];
+  /** total - amountPaid */
+  balanceDue: Scalars['Float']['output'];
+  /** How its tax was rounded, kept so the total never changes when the rule does */
+  taxRounding: TaxRounding;
+  /** The day it was finalized, in the organization time zone */
+  issueDate?: Maybe<Scalars['Date']['output']>;
+  /** issueDate + invoiceDueDays */
+  dueDate?: Maybe<Scalars['Date']['output']>;
+  notes?: Maybe<Scalars['String']['output']>;
+  /** Its id in the accounting system (ADMIN and API tokens set it) */
+  accountingId?: Maybe<Scalars['String']['output']>;
+  /** The accepted quote it was converted from */
+  quoteId?: Maybe<Scalars['ID']['output']>;
+  /** The voided invoice this one reissues */
+  replacesInvoiceId?: Maybe<Scalars['ID']['output']>;
+  finalizedAt?: Maybe<Scalars['DateTime']['output']>;
+  /** When it was last emailed */
+  sentAt?: Maybe<Scalars['DateTime']['output']>;
+  voidedAt?: Maybe<Scalars['DateTime']['output']>;
+  voidReason?: Maybe<Scalars['String']['output']>;
+  customer: Customer;
+  lines: Array<InvoiceLine>;
+  applications: Array<PaymentApplication>;
+  overdue: Scalars['Boolean']['output'];
+  partlyPaid: Scalars['Boolean']['output'];
+  replacedBy?: Maybe<Invoice>;
+  pdfUrl?: Maybe<Scalars['String']['output']>;
+};
+
+export type InvoiceLine = {
+  /** Unique identifier; generated on the device for replicated records */
+  id: Scalars['ID']['output'];
+  /** Creation timestamp, set by the server */
+  createdAt: Scalars['DateTime']['output'];
+  /** Last change, set by the server on every write */
+  updatedAt: Scalars['DateTime']['output'];
+  invoiceId: Scalars['ID']['output'];
+  /** Its place on the invoice */
+  position: Scalars['Int']['output'];
+  sourceType: InvoiceLineSource;
+  /** What it bills (see InvoiceLineSource); null for a MANUAL line */
+  sourceId?: Maybe<Scalars['String']['output']>;
+  /** The visit it belongs to (a visit, or stock used on one) */
+  serviceId?: Maybe<Scalars['ID']['output']>;
+  /** The day of the work (a visit), or the first day of a flat-rate month */
+  date?: Maybe<Scalars['Date']['output']>;
+  /** The inventory item of stock used */
+  itemId?: Maybe<Scalars['ID']['output']>;
+  description: Scalars['String']['output'];
+  quantity: Scalars['Float']['output'];
+  unitPrice: Scalars['Float']['output'];
+  /** quantity x unitPrice, rounded to the minor unit */
+  amount: Scalars['Float']['output'];
+  taxId?: Maybe<Scalars['ID']['output']>;
+  /** Percent of the tax applied, as it was when the line was priced (0: none) */
+  taxRate: Scalars['Float']['output'];
+  /** The line's own tax, rounded, on a PER_LINE invoice; null on a PER_INVOICE one */
+  taxAmount?: Maybe<Scalars['Float']['output']>;
+};
+
+export type Payment = {
+  /** Unique identifier; generated on the device for replicated records */
+  id: Scalars['ID']['output'];
+  /** Creation timestamp, set by the server */
+  createdAt: Scalars['DateTime']['output'];
+  /** Last change, set by the server on every write */
+  updatedAt: Scalars['DateTime']['output'];
+  customerId: Scalars['ID']['output'];
+  kind: PaymentKind;
+  /** What was received; a reversal carries the negative of what it reverses */
+  amount: Scalars['Float']['output'];
+  /** ISO 4217 code; must be the organization's */
+  currency: Scalars['String']['output'];
+  method: PaymentMethod;
+  /** Check number, receipt number, ... */
+  reference?: Maybe<Scalars['String']['output']>;
+  receivedAt: Scalars['DateTime']['output'];
+  /** The invoices the payer named, as recorded (paid first, in this order) */
+  invoiceIds?: Maybe<Array<Scalars['ID']['output']>>;
+  /** On a reversal: the payment it reverses */
+  reversesPaymentId?: Maybe<Scalars['ID']['output']>;
+  /** Why a reversal was made */
+  reason?: Maybe<Scalars['String']['output']>;
+  /** Its id at the payment processor (card payments through a processor are not taken here yet) */
+  paymentProcessorId?: Maybe<Scalars['String']['output']>;
+  accountingId?: Maybe<Scalars['String']['output']>;
+  createdById?: Maybe<Scalars['ID']['output']>;
+  customer: Customer;
+  applications: Array<PaymentApplication>;
+  unapplied: Scalars['Float']['output'];
+  reversedBy?: Maybe<Payment>;
+};
+
+export type PaymentApplication = {
+  /** Unique identifier; generated on the device for replicated records */
+  id: Scalars['ID']['output'];
+  /** Creation timestamp, set by the server */
+  createdAt: Scalars['DateTime']['output'];
+  /** Last change, set by the server on every write */
+  updatedAt: Scalars['DateTime']['output'];
+  paymentId: Scalars['ID']['output'];
+  invoiceId: Scalars['ID']['output'];
+  amount: Scalars['Float']['output'];
+  /** When it counts from: the payment received, or credit applied */
+  appliedAt: Scalars['DateTime']['output'];
+  invoice: Invoice;
+  payment: Payment;
+};
+
 export type PageInfo = {
   hasNextPage: Scalars['Boolean']['output'];
   hasPreviousPage: Scalars['Boolean']['output'];
@@ -875,6 +1074,12 @@ export type Query = {
   outboxMessages: OutboxMessageConnection;
   /** A visit's report: null until the visit is completed (ADMIN, OFFICE, API). */
   visitReport?: Maybe<VisitReport>;
+  /** The organization's events of the last 30 days, in commit order: a cursor never skips an event committed late. first at most 100. ADMIN, OFFICE or API. */
+  infiniteEvents: EventConnection;
+  /** The organization's webhook endpoints, oldest first (ADMIN). */
+  webhookEndpoints: Array<WebhookEndpoint>;
+  /** Every attempt to deliver an event to an endpoint, newest first (ADMIN). first at most 100. */
+  infiniteWebhookDeliveries: WebhookDeliveryConnection;
 };
 
 
@@ -989,6 +1194,20 @@ export type QueryvisitReportArgs = {
   serviceId: Scalars['ID']['input'];
 };
 
+
+export type QueryinfiniteEventsArgs = {
+  first: Scalars['Int']['input'];
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<EventFilter>;
+};
+
+
+export type QueryinfiniteWebhookDeliveriesArgs = {
+  first: Scalars['Int']['input'];
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<WebhookDeliveryFilter>;
+};
+
 export type Mutation = {
   updateOrganization: Organization;
   updateOrganizationSettings: OrganizationSettings;
@@ -1033,6 +1252,16 @@ export type Mutation = {
   resendVisitReport: VisitReport;
   /** Withdraws every link to the visit's report page (and its photos); returns how many were live. */
   revokeVisitReportLinks: Scalars['Int']['output'];
+  /** Adds an endpoint (ADMIN). The answer carries its signing secret, this once: a retry with the same Idempotency-Key answers secret null. */
+  createWebhookEndpoint: WebhookEndpointSecret;
+  /** Changes an endpoint (ADMIN); fields not given stay. enabled: true enables a disabled endpoint, which receives events from then on. */
+  updateWebhookEndpoint: WebhookEndpoint;
+  /** A new signing secret, answered this once; the old one keeps signing beside it for 24 hours (ADMIN). */
+  rotateWebhookSecret: WebhookEndpointSecret;
+  /** Deletes an endpoint with its delivery log (ADMIN). */
+  deleteWebhookEndpoint: WebhookEndpoint;
+  /** Sends an event of the last 30 days to the endpoint again, now, with the same webhook-id (ADMIN). */
+  redeliverEvent: WebhookRedelivery;
 };
 
 
@@ -1168,6 +1397,33 @@ export type MutationrevokeVisitReportLinksArgs = {
   serviceId: Scalars['ID']['input'];
 };
 
+
+export type MutationcreateWebhookEndpointArgs = {
+  input: CreateWebhookEndpointInput;
+};
+
+
+export type MutationupdateWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateWebhookEndpointInput;
+};
+
+
+export type MutationrotateWebhookSecretArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationdeleteWebhookEndpointArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationredeliverEventArgs = {
+  eventId: Scalars['ID']['input'];
+  endpointId: Scalars['ID']['input'];
+};
+
 export type Viewer = {
   user: User;
   role: Role;
@@ -1274,6 +1530,10 @@ export type CustomerFilter = {
   city?: InputMaybe<StringFilter>;
   state?: InputMaybe<StringFilter>;
   zipCode?: InputMaybe<StringFilter>;
+  /** The customer's id in the linked accounting system: a connector finds the record it linked (eq), so a retried run updates it instead of making another. */
+  accountingId?: InputMaybe<StringFilter>;
+  /** The customer's id at the payment processor. */
+  paymentProcessorId?: InputMaybe<StringFilter>;
   tags?: InputMaybe<ScalarListFilter>;
   customerSinceDate?: InputMaybe<DateTimeFilter>;
   /** Defaults to false: deleted customers are listed only when asked for. */
@@ -1343,9 +1603,11 @@ export type CreateCustomerInput = {
   status?: InputMaybe<Scalars['String']['input']>;
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  /** PER_VISIT (each completed visit at its quoted price, else service.rate) or MONTHLY_FLAT (service.monthlyRate a month); null is PER_VISIT */
   billingMethod?: InputMaybe<Scalars['String']['input']>;
   contactMethod?: InputMaybe<Scalars['String']['input']>;
   paymentType?: InputMaybe<Scalars['String']['input']>;
+  /** How often invoices are made: MONTHLY (null is MONTHLY) */
   billingFrequency?: InputMaybe<Scalars['String']['input']>;
   /** Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS) */
   reportNotification?: InputMaybe<Scalars['String']['input']>;
@@ -1356,6 +1618,8 @@ export type CreateCustomerInput = {
   salesNotes?: InputMaybe<Scalars['String']['input']>;
   notes?: InputMaybe<Scalars['String']['input']>;
   readyForInvoice?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The tax on this customer's invoices; null: the organization's defaultTaxId */
+  taxId?: InputMaybe<Scalars['ID']['input']>;
   isCommercial?: InputMaybe<Scalars['Boolean']['input']>;
   paymentProcessorId?: InputMaybe<Scalars['String']['input']>;
   accountingId?: InputMaybe<Scalars['String']['input']>;
@@ -1402,9 +1666,11 @@ export type UpdateCustomerInput = {
   status?: InputMaybe<Scalars['String']['input']>;
   tags?: InputMaybe<Array<Scalars['String']['input']>>;
   paymentMethod?: InputMaybe<Scalars['String']['input']>;
+  /** PER_VISIT (each completed visit at its quoted price, else service.rate) or MONTHLY_FLAT (service.monthlyRate a month); null is PER_VISIT */
   billingMethod?: InputMaybe<Scalars['String']['input']>;
   contactMethod?: InputMaybe<Scalars['String']['input']>;
   paymentType?: InputMaybe<Scalars['String']['input']>;
+  /** How often invoices are made: MONTHLY (null is MONTHLY) */
   billingFrequency?: InputMaybe<Scalars['String']['input']>;
   /** Visit reports: EMAIL, TEXT, BOTH or NONE; null is BOTH (each channel only where the customer has an email address / a phone enabled for SMS) */
   reportNotification?: InputMaybe<Scalars['String']['input']>;
@@ -1415,6 +1681,8 @@ export type UpdateCustomerInput = {
   salesNotes?: InputMaybe<Scalars['String']['input']>;
   notes?: InputMaybe<Scalars['String']['input']>;
   readyForInvoice?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The tax on this customer's invoices; null: the organization's defaultTaxId */
+  taxId?: InputMaybe<Scalars['ID']['input']>;
   isCommercial?: InputMaybe<Scalars['Boolean']['input']>;
   paymentProcessorId?: InputMaybe<Scalars['String']['input']>;
   accountingId?: InputMaybe<Scalars['String']['input']>;
@@ -1489,6 +1757,8 @@ export type InventoryFilter = {
   isActive?: InputMaybe<Scalars['Boolean']['input']>;
   /** true: items with a location below zero (used but never received: recorded, flagged, not refused). */
   negativeStock?: InputMaybe<Scalars['Boolean']['input']>;
+  /** The item's id in the linked accounting system: a connector finds the item it linked, so a retried run updates it instead of making another. */
+  accountingId?: InputMaybe<Scalars['String']['input']>;
 };
 
 export type InventoryItemSelector = {
@@ -1905,7 +2175,8 @@ export type OutboxMessage = {
   id: Scalars['ID']['output'];
   operationId: Scalars['ID']['output'];
   channel: MessageChannel;
-  customerId: Scalars['ID']['output'];
+  /** The customer it went to; null for a notice to the organization itself (a webhook endpoint disabled). */
+  customerId?: Maybe<Scalars['ID']['output']>;
   recipient: Scalars['String']['output'];
   subject?: Maybe<Scalars['String']['output']>;
   /** The text, or an email's plain-text part. A visit report's link shows as [report link]: each sending makes its own. */
@@ -1962,4 +2233,114 @@ export type VisitReportLink = {
   createdAt: Scalars['DateTime']['output'];
   expiresAt: Scalars['DateTime']['output'];
   revokedAt?: Maybe<Scalars['DateTime']['output']>;
+};
+
+/** Something that happened: a record's id and what changed. Read the record itself through its query. */
+export type Event = {
+  /** Also the webhook-id header of its deliveries: receivers drop an id they have seen. */
+  id: Scalars['ID']['output'];
+  /** e.g. customer.updated, visit.completed, quote.accepted, inventory.low_stock. */
+  type: Scalars['String']['output'];
+  occurredAt: Scalars['DateTime']['output'];
+  organizationId: Scalars['ID']['output'];
+  /** {id, ...}: the record's id and, per type, what changed (see the event types). */
+  data: Scalars['JSON']['output'];
+};
+
+export type EventConnection = {
+  edges: Array<EventEdge>;
+  pageInfo: PageInfo;
+};
+
+export type EventEdge = {
+  node: Event;
+  cursor: Scalars['String']['output'];
+};
+
+export type EventFilter = {
+  /** Only these types; none or empty: every type. */
+  types?: InputMaybe<Array<Scalars['String']['input']>>;
+};
+
+export type WebhookEndpoint = {
+  id: Scalars['ID']['output'];
+  url: Scalars['String']['output'];
+  description?: Maybe<Scalars['String']['output']>;
+  /** The types delivered; null: every type. */
+  eventTypes?: Maybe<Array<Scalars['String']['output']>>;
+  enabled: Scalars['Boolean']['output'];
+  /** When and why it was disabled (410 Gone, failing for days, or by an ADMIN). */
+  disabledAt?: Maybe<Scalars['DateTime']['output']>;
+  disabledReason?: Maybe<Scalars['String']['output']>;
+  /** Every attempt since then has failed (null: the last attempt succeeded). */
+  failingSince?: Maybe<Scalars['DateTime']['output']>;
+  lastSuccessAt?: Maybe<Scalars['DateTime']['output']>;
+  lastFailureAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Until when the secret before the last rotation still signs beside the current one. */
+  previousSecretExpiresAt?: Maybe<Scalars['DateTime']['output']>;
+  /** Deliveries waiting for an attempt or a retry. */
+  pendingDeliveries: Scalars['Int']['output'];
+  /** Deliveries whose retries ran out (or stopped when it was disabled), kept 30 days: redeliverEvent sends one again. */
+  failedDeliveries: Scalars['Int']['output'];
+  createdAt: Scalars['DateTime']['output'];
+  updatedAt: Scalars['DateTime']['output'];
+};
+
+export type WebhookEndpointSecret = {
+  endpoint: WebhookEndpoint;
+  /** whsec_ + base64: verifies the webhook-signature of each delivery (Standard Webhooks). Shown once; null in a replayed answer. */
+  secret?: Maybe<Scalars['String']['output']>;
+};
+
+export type CreateWebhookEndpointInput = {
+  /** https (plain http only where WEBHOOK_ALLOW_HTTP is set, for development). */
+  url: Scalars['String']['input'];
+  /** Types to deliver; none or empty: every type. */
+  eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  description?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type UpdateWebhookEndpointInput = {
+  url?: InputMaybe<Scalars['String']['input']>;
+  eventTypes?: InputMaybe<Array<Scalars['String']['input']>>;
+  description?: InputMaybe<Scalars['String']['input']>;
+  enabled?: InputMaybe<Scalars['Boolean']['input']>;
+};
+
+/** One attempt to deliver an event to an endpoint. */
+export type WebhookDelivery = {
+  id: Scalars['ID']['output'];
+  endpointId: Scalars['ID']['output'];
+  /** The event (and the attempt's webhook-id). */
+  eventId: Scalars['ID']['output'];
+  eventType: Scalars['String']['output'];
+  /** 1 for the first attempt of the event to the endpoint, then each retry. */
+  attempt: Scalars['Int']['output'];
+  attemptedAt: Scalars['DateTime']['output'];
+  /** The HTTP status answered; null when nothing was (refused, unreachable, too slow). */
+  status?: Maybe<Scalars['Int']['output']>;
+  durationMs: Scalars['Int']['output'];
+  /** Why it failed; null when it succeeded (a 2xx). */
+  error?: Maybe<Scalars['String']['output']>;
+  succeeded: Scalars['Boolean']['output'];
+};
+
+export type WebhookDeliveryConnection = {
+  edges: Array<WebhookDeliveryEdge>;
+  pageInfo: PageInfo;
+};
+
+export type WebhookDeliveryEdge = {
+  node: WebhookDelivery;
+  cursor: Scalars['String']['output'];
+};
+
+export type WebhookDeliveryFilter = {
+  endpointId?: InputMaybe<Scalars['ID']['input']>;
+  eventId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type WebhookRedelivery = {
+  eventId: Scalars['ID']['output'];
+  endpointId: Scalars['ID']['output'];
 };

@@ -76,7 +76,8 @@ export const typeDefs = /* GraphQL */ `
     id: ID!
     operationId: ID!
     channel: MessageChannel!
-    customerId: ID!
+    "The customer it went to; null for a notice to the organization itself (a webhook endpoint disabled)."
+    customerId: ID
     recipient: String!
     subject: String
     "The text, or an email's plain-text part. A visit report's link shows as [report link]: each sending makes its own."

@@ -55,6 +55,10 @@ export const typeDefs = /* GraphQL */ `
     city: StringFilter
     state: StringFilter
     zipCode: StringFilter
+    "The customer's id in the linked accounting system: a connector finds the record it linked (eq), so a retried run updates it instead of making another."
+    accountingId: StringFilter
+    "The customer's id at the payment processor."
+    paymentProcessorId: StringFilter
     tags: ScalarListFilter
     customerSinceDate: DateTimeFilter
     "Defaults to false: deleted customers are listed only when asked for."

@@ -54,6 +54,8 @@ export const typeDefs = /* GraphQL */ `
     isActive: Boolean
     "true: items with a location below zero (used but never received: recorded, flagged, not refused)."
     negativeStock: Boolean
+    "The item's id in the linked accounting system: a connector finds the item it linked, so a retried run updates it instead of making another."
+    accountingId: String
   }
 
   input InventoryItemSelector {

@@ -1,0 +1,2 @@
+/** Events for integrators: the declared event types and the rules that make them. */
+export * from './declarations.js';
