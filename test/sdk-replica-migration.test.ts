@@ -52,6 +52,14 @@ describe('a replica stored under an earlier schema', () => {
     return { ...schema, version: 0 };
   }
 
+  /** The customer fields billing changed, as they were before it. */
+  function customersBeforeBilling(): Record<string, object> {
+    const { properties } = rxSchemaOf(customerResource as ReplicatedResource) as unknown as { properties: Record<string, { properties?: Record<string, object> }> };
+    const freeText = { type: ['string', 'null'], maxLength: 500 };
+    const { monthlyRate: _added, ...serviceThen } = properties.service!.properties!;
+    return { reportNotification: freeText, billingMethod: freeText, billingFrequency: freeText, service: { ...properties.service, properties: serviceThen } };
+  }
+
   const storages: [string, () => RxStorage<unknown, unknown>][] = [
     ['memory', () => getRxStorageMemory() as RxStorage<unknown, unknown>],
     ['IndexedDB', () => indexedDbStorage() as RxStorage<unknown, unknown>],
@@ -66,8 +74,9 @@ describe('a replica stored under an earlier schema', () => {
 
     const old = await createRxDatabase({ name, storage, multiInstance: false, localDocuments: true });
     await old.addCollections({
-      // reportNotification was free text then (visit reports gave it its values).
-      customers: { schema: schemaWithout(customerResource as ReplicatedResource, ['createdById'], { reportNotification: { type: ['string', 'null'], maxLength: 500 } }) as never },
+      // reportNotification was free text then (visit reports gave it its values), and so were
+      // billingMethod and billingFrequency (billing gave them theirs, and service.monthlyRate).
+      customers: { schema: schemaWithout(customerResource as ReplicatedResource, ['createdById', 'taxId'], customersBeforeBilling()) as never },
       // Added since: createdById (scopes per technician), chemistryVersion (water chemistry).
       services: { schema: schemaWithout(serviceResource as ReplicatedResource, ['createdById', 'chemistryVersion']) as never },
       [PENDING_CHANGES]: { schema: pendingChangesSchema as never, migrationStrategies: pendingChangesMigrations as never },
