@@ -70,7 +70,8 @@ describe.each(engines)('migrating a store to counted needs on %s', (engine) => {
       [JSON.stringify(rows)],
     );
 
-    expect(await migrate(old)).toEqual([20]);
+    // 0020 and whatever came after it.
+    expect(await migrate(old)).toContain(20);
     expect(await entries(old)).toEqual(kept.entries);
     expect(await counts(old)).toEqual(kept.counts);
     // The first start installs the generated SQL and rebuilds: nothing to change.
