@@ -102,6 +102,34 @@ describe.each(engines)('Idempotency-Key on %s', (engine) => {
     expect(await customersNamed(org.id, 'Partial')).toHaveLength(1);
   });
 
+  it('a token or sign-in code is shown once: a replay answers null in its place, and the kept answer holds none', async () => {
+    const { org, token } = await newOrganization(store.db, 'Secretive Pools');
+    const CREATE_TOKEN = 'mutation($input: CreateApiTokenInput!) { createApiToken(input: $input) { token apiToken { id } } }';
+    const made = await keyed(token, 'token-1', CREATE_TOKEN, { input: { name: 'Phone of Ana', role: 'TECHNICIAN' } });
+    const plain = made.body.data.createApiToken.token as string;
+    expect(plain.length).toBeGreaterThan(20);
+    const replay = await keyed(token, 'token-1', CREATE_TOKEN, { input: { name: 'Phone of Ana', role: 'TECHNICIAN' } });
+    expect(replay.replayed).toBe(true);
+    expect(replay.body.data.createApiToken).toEqual({ ...made.body.data.createApiToken, token: null });
+
+    const technicianId = ok(await gql(server, token, '{ users(role: TECHNICIAN) { id } }')).users[0].id as string;
+    const CREATE_CODE = 'mutation($t: ID!) { createPhoneSignInCode(technicianId: $t) { code link expiresAt } }';
+    const code = await keyed(token, 'code-1', CREATE_CODE, { t: technicianId });
+    const { code: plainCode, link } = code.body.data.createPhoneSignInCode;
+    expect(plainCode).toMatch(/^[A-Z]{5}-[A-Z]{5}$/);
+    const codeReplay = await keyed(token, 'code-1', CREATE_CODE, { t: technicianId });
+    expect(codeReplay.replayed).toBe(true);
+    expect(codeReplay.body.data.createPhoneSignInCode).toEqual({ code: null, link: null, expiresAt: code.body.data.createPhoneSignInCode.expiresAt });
+
+    const kept = (await store.db.query<{ answer: unknown }>('select answer from idempotency_keys where org_id = $1', [org.id])).rows.map((r) => JSON.stringify(r.answer));
+    expect(kept.length).toBeGreaterThanOrEqual(2);
+    for (const answer of kept) {
+      expect(answer).not.toContain(plain);
+      expect(answer).not.toContain(plainCode);
+      expect(answer).not.toContain(link);
+    }
+  });
+
   it('keys are kept for the retention and pruned after it: then the key is new again', async () => {
     const { org, token } = await newOrganization(store.db, 'Expiring Pools');
     await keyed(token, 'old-key', CREATE_CUSTOMER, { input: { lastName: 'Kept' } });

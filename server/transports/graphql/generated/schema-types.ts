@@ -1465,13 +1465,13 @@ export type CreateApiTokenInput = {
 };
 
 export type CreatedApiToken = {
-  /** The bearer token. Store it now: only its hash is kept. */
+  /** The bearer token. Store it now: only its hash is kept (a replay of the request with the same Idempotency-Key answers null here). */
   token: Scalars['String']['output'];
   apiToken: ApiToken;
 };
 
 export type PhoneSignInCode = {
-  /** Ten letters in two groups (XXXXX-XXXXX); typed, case, spaces and dashes do not matter. Shown only here: the server keeps its hash. */
+  /** Ten letters in two groups (XXXXX-XXXXX); typed, case, spaces and dashes do not matter. Shown only here: the server keeps its hash (a replay with the same Idempotency-Key answers null here and in link). */
   code: Scalars['String']['output'];
   /** When the code stops working, redeemed or not (PHONE_SIGN_IN_CODE_MINUTES after it was made). */
   expiresAt: Scalars['DateTime']['output'];

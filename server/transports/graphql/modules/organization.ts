@@ -85,7 +85,7 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type CreatedApiToken {
-    "The bearer token. Store it now: only its hash is kept."
+    "The bearer token. Store it now: only its hash is kept (a replay of the request with the same Idempotency-Key answers null here)."
     token: String!
     apiToken: ApiToken!
   }
@@ -104,7 +104,12 @@ export const resolvers: Resolvers = {
       updateOrganization(ctx, input),
     updateOrganizationSettings: (_: unknown, { input }: MutationupdateOrganizationSettingsArgs, ctx: GraphQLContext) =>
       updateOrganizationSettings(ctx, input),
-    createApiToken: (_: unknown, { input }: MutationcreateApiTokenArgs, ctx: GraphQLContext) => createApiToken(ctx, input),
+    createApiToken: async (_: unknown, { input }: MutationcreateApiTokenArgs, ctx: GraphQLContext) => {
+      const created = await createApiToken(ctx, input);
+      // Shown once: the answer kept for an Idempotency-Key replay has null in the token's place.
+      ctx.concealInReplays?.(created.token);
+      return created;
+    },
     revokeApiToken: (_: unknown, { id }: MutationrevokeApiTokenArgs, ctx: GraphQLContext) => revokeApiToken(ctx, id),
   },
   ApiToken: {

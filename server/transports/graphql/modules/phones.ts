@@ -10,7 +10,7 @@ export const typeDefs = /* GraphQL */ `
   }
 
   type PhoneSignInCode {
-    "Ten letters in two groups (XXXXX-XXXXX); typed, case, spaces and dashes do not matter. Shown only here: the server keeps its hash."
+    "Ten letters in two groups (XXXXX-XXXXX); typed, case, spaces and dashes do not matter. Shown only here: the server keeps its hash (a replay with the same Idempotency-Key answers null here and in link)."
     code: String!
     "When the code stops working, redeemed or not (PHONE_SIGN_IN_CODE_MINUTES after it was made)."
     expiresAt: DateTime!
@@ -23,7 +23,11 @@ export const resolvers: Resolvers = {
   Mutation: {
     createPhoneSignInCode: async (_: unknown, { technicianId }: MutationcreatePhoneSignInCodeArgs, ctx: GraphQLContext) => {
       const made = await createPhoneSignInCode(ctx, technicianId, ctx.auth);
-      return { ...made, link: ctx.phoneSignInLink(made.code) };
+      const link = ctx.phoneSignInLink(made.code);
+      // Shown once: the answer kept for an Idempotency-Key replay has null where the code was.
+      ctx.concealInReplays?.(made.code);
+      ctx.concealInReplays?.(link);
+      return { ...made, link };
     },
   },
 };
