@@ -20,7 +20,8 @@ import {
   versionToKeep,
 } from '../../../shared/index.js';
 import { appointments } from '../../storage/appointments.js';
-import { invoiceRecords, paymentRecords } from '../../storage/billing-replicas.js';
+import { invoiceRecords } from '../../storage/billing-replicas.js';
+import { payments } from '../../storage/payments.js';
 import { customers } from '../../storage/customers.js';
 import type { Queryable } from '../../storage/db.js';
 import { inventoryItems, inventoryLocations, stockLevels, stockMovements } from '../../storage/inventory.js';
@@ -93,7 +94,7 @@ const TABLES: Record<string, RecordTable<ResourceDef>> = {
   stockLevels,
   stockMovements,
   invoices: invoiceRecords,
-  payments: paymentRecords,
+  payments,
 } as Record<string, RecordTable<ResourceDef>>;
 
 /**
