@@ -1,11 +1,12 @@
 import type { RxStorage } from 'rxdb';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { filter, firstValueFrom, Subject, type Observable, type Subscription } from 'rxjs';
-import { isDeparture, MAX_PUSH_ROWS, PULL_LIMIT, type CollectionName, type DocumentOf, type PriorityName, type Quote, type Service, type StockMovement } from '../shared/index.js';
+import { isDeparture, MAX_PUSH_ROWS, PULL_LIMIT, type CollectionName, type DocumentOf, type PriorityName, type Payment, type Quote, type Service, type StockMovement } from '../shared/index.js';
 import { correctDose, recordDose, type DoseInput } from './actions/doses.js';
 import { createQuote, type QuoteInput } from './actions/quotes.js';
 import type { Replica } from './actions/replica.js';
 import { transferStock, useStock } from './actions/stock.js';
+import { balanceDue$, takePayment, type BalanceDue, type TakePaymentInput } from './actions/payments.js';
 import { addVisitPhoto, recordVisit, updateVisit, type PhotoBytes, type VisitInput } from './actions/visits.js';
 import { badInput } from './errors.js';
 import { collectionByName, COLLECTION_NAMES, createReplicaDatabase, READ_ONLY_COLLECTIONS, type ReplicaDatabase } from './replica/database.js';
@@ -43,6 +44,11 @@ function tabsCanShare(): boolean {
   return typeof navigator !== 'undefined' && typeof navigator.locks?.request === 'function' && typeof BroadcastChannel === 'function';
 }
 
+/** Synced collections a client may open: RxDB's 13 per process, less the pending changes and the photo queue. */
+export const MAX_SYNCED_COLLECTIONS = 11;
+/** What a client replicates unless told otherwise: everything but the recurring schedule, which no app on a device reads. */
+export const DEFAULT_COLLECTIONS: readonly CollectionName[] = COLLECTION_NAMES.filter((c) => c !== 'appointments');
+
 export interface PoolClientOptions {
   baseUrl: string;
   token: string;
@@ -50,7 +56,11 @@ export interface PoolClientOptions {
   storage?: RxStorage<unknown, unknown>;
   /** Replica name: a client opened again with the same name and storage continues where it was. */
   name?: string;
-  /** Collections to replicate (default all ten); fewer leaves room under RxDB's 13-collection limit. */
+  /**
+   * Collections to replicate: default every one but `appointments` (eleven), which neither app
+   * reads; with the two local ones that is RxDB's open-source limit of 13 collections per process.
+   * Naming more than eleven is refused; fewer leaves room for another client in the process.
+   */
   collections?: readonly string[];
   /** For tests and custom transports. */
   fetch?: typeof fetch;
@@ -148,6 +158,20 @@ export interface PoolClient {
   /** How much of a recorded dose was really used (whole units of its item): one compensating movement of the difference. */
   correctDose(movementId: string, usedQuantity: number): Promise<StockMovement>;
   createQuote(input: QuoteInput): Promise<Quote>;
+  /**
+   * A payment taken at the door (cash or a check), with its own id: written to the replica at once
+   * (offline too, kept across restarts), pushed once; the server applies it to the customer's
+   * invoices (those named first, then the oldest owed). Bad input throws before anything is written.
+   */
+  takePayment(input: TakePaymentInput): Promise<Payment>;
+  /**
+   * What a customer owes as this device knows it: their open invoices' balances as last synced,
+   * less the payments taken here that the server has not accepted yet; emits again whenever
+   * either changes (see actions/payments.ts).
+   */
+  balanceDue$(customerId: string): Observable<BalanceDue>;
+  /** The same, once. */
+  balanceDue(customerId: string): Promise<BalanceDue>;
   /** Changes fields of any writable document (validated against the shared definition first). */
   patch<C extends CollectionName>(collection: C, id: string, fields: Partial<DocumentOf<C>>): Promise<DocumentOf<C>>;
   /** Deletes a document of a writable collection (the tombstone replicates). */
@@ -179,7 +203,10 @@ export interface PoolClient {
  *   client.sync.status$.subscribe((s) => render(s.online, s.pendingPushes))
  */
 export async function createPoolClient(options: PoolClientOptions): Promise<PoolClient> {
-  const collections = COLLECTION_NAMES.filter((c) => (options.collections ?? COLLECTION_NAMES).includes(c));
+  const collections = COLLECTION_NAMES.filter((c) => (options.collections ?? DEFAULT_COLLECTIONS).includes(c));
+  if (collections.length > MAX_SYNCED_COLLECTIONS) {
+    throw badInput(`collections: at most ${MAX_SYNCED_COLLECTIONS} (RxDB's open-source edition opens 13 collections per process, and the replica keeps two of its own); ${collections.length} named`);
+  }
   const name = options.name ?? 'pool-replica';
   const shared = options.sharedAcrossTabs ?? (!options.storage && typeof indexedDB !== 'undefined' && tabsCanShare());
   if (shared && !tabsCanShare()) throw badInput('sharedAcrossTabs: this context has no Web Locks or BroadcastChannel to share a replica with');
@@ -333,6 +360,9 @@ export async function createPoolClient(options: PoolClientOptions): Promise<Pool
     recordDose: (input) => recordDose(replica, input),
     correctDose: (movementId, usedQuantity) => correctDose(replica, movementId, usedQuantity),
     createQuote: (input) => createQuote(replica, input),
+    takePayment: (input) => takePayment(replica, input),
+    balanceDue$: (customerId) => balanceDue$(replica, customerId),
+    balanceDue: (customerId) => firstValueFrom(balanceDue$(replica, customerId)),
     patch,
     remove: async (name, id) => {
       await changes.remove(name, id, `remove ${name}`);

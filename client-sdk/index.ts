@@ -1,7 +1,7 @@
 /**
  * The public surface of the client SDK: `createPoolClient(...)`. Works in Node and in browsers.
  */
-export { createPoolClient, type PoolClient, type PoolClientOptions } from './client.js';
+export { createPoolClient, DEFAULT_COLLECTIONS, MAX_SYNCED_COLLECTIONS, type PoolClient, type PoolClientOptions } from './client.js';
 export type { SyncStatus, SyncState, MergedChange } from './status.js';
 export type { FailureKind } from './replication/failure.js';
 export type { Departure } from './replication/departures.js';
@@ -11,6 +11,7 @@ export { PoolClientError } from './errors.js';
 export type { VisitInput, PhotoBytes } from './actions/visits.js';
 export type { QuoteInput } from './actions/quotes.js';
 export type { DoseInput } from './actions/doses.js';
+export type { TakePaymentInput, BalanceDue } from './actions/payments.js';
 // The water chemistry engine, the same the server runs: balance and doses offline.
 export {
   waterBalance,

@@ -21,8 +21,10 @@ describe('the sync rules are read, not copied', () => {
   });
 
   it('the SDK refuses locally exactly what the kinds forbid', () => {
-    expect([...READ_ONLY_COLLECTIONS].sort()).toEqual(['organization', 'serviceTypes', 'stockLevels']);
+    expect([...READ_ONLY_COLLECTIONS].sort()).toEqual(['invoices', 'organization', 'serviceTypes', 'stockLevels']);
     expect(['insert', 'change', 'delete'].map((w) => deviceMayWrite('stockMovements', w as never))).toEqual([true, false, false]);
+    expect(['insert', 'change', 'delete'].map((w) => deviceMayWrite('payments', w as never))).toEqual([true, false, false]);
+    expect(['insert', 'change', 'delete'].map((w) => deviceMayWrite('invoices', w as never))).toEqual([false, false, false]);
     expect(deviceMayWrite('customers', 'delete')).toBe(true);
     expect(deviceMayWrite('stockLevels', 'insert')).toBe(false);
     expect(deviceMayWrite('nothing', 'insert')).toBe(false);

@@ -12,7 +12,7 @@ import { reportingStorageFull, type StorageFull } from './storage-full.js';
 /**
  * The device replica: one RxDB collection per replicated resource (schemas derived from shared/),
  * plus two local ones: the pending changes of changes waiting for the server and the photo upload queue.
- * Twelve collections at most, under RxDB's open-source limit of 13 per process; a client may open
+ * Thirteen collections at most (eleven synced, client.ts), RxDB's open-source limit of 13 per process; a client may open
  * fewer (`collections`). Pull checkpoints live in the database's local documents.
  */
 /** Fields whose value may be null: the RxDB schema does not require them. */

@@ -32,6 +32,7 @@ const resourceOf = new Map<string, (typeof replicatedResources)[number]>(replica
 const WHAT_INSTEAD: Record<string, string> = {
   stockLevels: 'levels follow from stock movements: use useStock or transferStock',
   stockMovements: 'a movement is never changed: record a new one with useStock or transferStock',
+  payments: 'a payment is never changed: take another with takePayment (the office reverses one)',
 };
 
 /** Throws when a device may not make this kind of change to the collection's documents at all (shared/sync/rules.ts). */

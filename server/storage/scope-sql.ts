@@ -102,9 +102,12 @@ function reasonsSql(scope: ScopeName, collection: CollectionName): string {
   return [...needed, ...own].join('\n        union all\n        ');
 }
 
+/** What every held row meets besides a reason: the window, and the scope's condition. */
 function windowSql(scope: ScopeName, c: CollectionName): string {
-  const fields = SCOPES[scope][c].window;
-  return fields ? ` and ${timeOf(c, 't', fields)} >= now() - make_interval(days => v_days)` : '';
+  const { window: fields, only } = SCOPES[scope][c];
+  const inWindow = fields ? ` and ${timeOf(c, 't', fields)} >= now() - make_interval(days => v_days)` : '';
+  const meets = only ? ` and ${fieldSql(c, 't', only.field)} in (${only.values.map(quoted).join(', ')})` : '';
+  return inWindow + meets;
 }
 
 /**

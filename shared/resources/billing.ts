@@ -83,7 +83,7 @@ const server = () => f.money().owner('server');
 export const invoiceResource = defineResource({
   name: 'Invoice',
   table: 'invoices',
-  collection: null,
+  collection: 'invoices',
   relations: {
     customer: 'Customer!',
     lines: '[InvoiceLine!]!',
@@ -155,7 +155,7 @@ export type InvoiceLine = RecordOf<typeof invoiceLineResource>;
 export const paymentResource = defineResource({
   name: 'Payment',
   table: 'payments',
-  collection: null,
+  collection: 'payments',
   relations: { customer: 'Customer!', applications: '[PaymentApplication!]!', unapplied: 'Float!', reversedBy: 'Payment' },
   fields: {
     customerId: f.id(),

@@ -32,6 +32,9 @@ export const REPLICA_SCHEMA_HISTORY: Readonly<Record<CollectionName, readonly st
   stockLevels: ['0a4b2f85e5524c26'],
   // With a dose.
   stockMovements: ['56eaa4407cd0339f', 'bc03e272fe5189f1'],
+  // Billing on devices: invoices read-only, payments a ledger.
+  invoices: ['4a86223f1f89bcc6'],
+  payments: ['ddcc7c2ebb442eaf'],
 };
 
 /** The replica's schema of a resource as it now stands (the resource's fields, and its replica keys and indexes), without a version. */

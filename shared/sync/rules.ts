@@ -9,7 +9,7 @@ import type { Role } from '../resources/user.js';
  *
  * - documents: any writer role changes them; merged field by field on the server;
  * - readonly: the server's alone to write (its derived data, or the office's);
- * - ledger: insert-only; each entry applied exactly once (stock movements).
+ * - ledger: insert-only; each entry applied exactly once (stock movements, payments).
  */
 export type CollectionKind = 'documents' | 'readonly' | 'ledger';
 
@@ -45,6 +45,10 @@ export const SYNC_RULES: Readonly<Record<string, SyncRule>> = {
   inventoryItems: { kind: 'documents', writers: OFFICE_ROLES, references: [] },
   stockLevels: { kind: 'readonly', writers: [], references: [] },
   stockMovements: { kind: 'ledger', writers: EVERYONE, references: [] },
+  // Invoices are the office's (made, finalized and paid on the server): devices read their balances.
+  invoices: { kind: 'readonly', writers: [], references: [] },
+  // A payment taken at the door: a technician only for a customer its device holds (the server checks).
+  payments: { kind: 'ledger', writers: EVERYONE, references: [CUSTOMER] },
 };
 
 /** The rule of a replicated collection, or undefined for any other name. */

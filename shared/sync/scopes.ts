@@ -27,7 +27,8 @@ import type { Role } from '../resources/user.js';
  *   changed last week, whatever their visits);
  * - `matches`: a field holds one of the values (a quote still open);
  * and, where the collection has a window, its time (the first of the fields that is set) lies in
- * the last `windowDays` days of the scope's window or ahead. Rows are checked when they are written
+ * the last `windowDays` days of the scope's window or ahead, and, where it has an `only`
+ * condition, the row meets it. Rows are checked when they are written
  * or move, and again as they age (server/jobs/scope-ageing.ts): a row whose time has left every
  * reason's window leaves the device.
  */
@@ -41,11 +42,22 @@ export type ScopeReason =
   | { readonly recent: string }
   | { readonly matches: string; readonly values: readonly string[] };
 
+/** A condition every held row meets, whatever its reason: a field holding one of the values. */
+export interface ScopeCondition {
+  readonly field: string;
+  readonly values: readonly string[];
+}
+
 export interface CollectionScope {
   /** 'everything': every device holds the whole collection. */
   readonly holds: 'everything' | readonly ScopeReason[];
   /** Only rows whose time lies in the window or ahead: the first non-null of these fields. */
   readonly window?: readonly string[];
+  /**
+   * Only rows meeting this, whatever the reason (a technician's invoices: those of customers it
+   * holds, and only while OPEN). A row that stops meeting it leaves, as a departure.
+   */
+  readonly only?: ScopeCondition;
   /** Why, in a sentence (shared/sync/README.md's scope table). */
   readonly why: string;
 }
@@ -91,6 +103,16 @@ export const TECHNICIAN_SCOPE: Readonly<Record<CollectionName, CollectionScope>>
     window: ['createdAt'],
     why: 'movements they recorded, or into or out of their truck, in the window',
   },
+  invoices: {
+    holds: [{ follows: 'customerId', collection: 'customers' }],
+    only: { field: 'status', values: ['OPEN'] },
+    why: "the open invoices of the customers they hold (what is owed at the door); a paid or voided one leaves",
+  },
+  payments: {
+    holds: [{ names: 'createdById' }, { follows: 'customerId', collection: 'customers' }],
+    window: ['createdAt'],
+    why: 'payments they took, and those of the customers they hold, in the window',
+  },
 };
 
 export const OFFICE_SCOPE: Readonly<Record<CollectionName, CollectionScope>> = {
@@ -114,6 +136,13 @@ export const OFFICE_SCOPE: Readonly<Record<CollectionName, CollectionScope>> = {
     why: 'the customers of those visits and quotes, and customers changed in the window (new ones too)',
   },
   stockMovements: { holds: [{ all: true }], window: ['createdAt'], why: 'movements in the window (older history through GraphQL)' },
+  // Drafts stay on the server (the Billing screen reads them through GraphQL): a draft may be deleted for good, which no feed could tell.
+  invoices: {
+    holds: [{ matches: 'status', values: ['OPEN'] }, { recent: 'updatedAt' }],
+    only: { field: 'status', values: ['OPEN', 'PAID', 'VOID'] },
+    why: 'open invoices, and invoices paid or voided in the window (drafts through GraphQL)',
+  },
+  payments: { holds: [{ all: true }], window: ['createdAt'], why: 'payments recorded in the window (older history through GraphQL)' },
 };
 
 /** Each scope: whose feed it is and what it holds. */
@@ -198,6 +227,11 @@ export function inWindow(row: Readonly<Record<string, unknown>>, fields: readonl
   return typeof time === 'string' && Date.parse(time) >= now - days * 86_400_000;
 }
 
+/** Whether a row meets a scope's condition. */
+export function meets(row: Readonly<Record<string, unknown>>, condition: ScopeCondition): boolean {
+  return condition.values.includes(String(valueAt(row, condition.field)));
+}
+
 type Row = Readonly<Record<string, unknown>> & { readonly id: string; readonly _deleted?: boolean };
 
 /** A device's holder: a technician (their user id), or the office. */
@@ -235,6 +269,7 @@ export function scopeOf(
     const ids = new Set<string>();
     for (const row of rows[collection] ?? []) {
       if (scope.window && !inWindow(row, scope.window, days, now)) continue;
+      if (scope.only && !meets(row, scope.only)) continue;
       const holds = reasons.some((reason) => {
         if ('names' in reason) return userId !== null && valueAt(row, reason.names) === userId;
         if ('unassigned' in reason) return valueAt(row, reason.unassigned) == null;

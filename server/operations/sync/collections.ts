@@ -3,6 +3,8 @@ import {
   customerResource,
   errors,
   inventoryItemResource,
+  invoiceResource,
+  paymentResource,
   syncRule,
   type CollectionKind,
   inventoryLocationResource,
@@ -18,6 +20,8 @@ import {
   versionToKeep,
 } from '../../../shared/index.js';
 import { appointments } from '../../storage/appointments.js';
+import { invoiceRecords } from '../../storage/billing-replicas.js';
+import { payments } from '../../storage/payments.js';
 import { customers } from '../../storage/customers.js';
 import type { Queryable } from '../../storage/db.js';
 import { inventoryItems, inventoryLocations, stockLevels, stockMovements } from '../../storage/inventory.js';
@@ -30,6 +34,8 @@ import type { OperationContext } from '../context.js';
 import { assertEditable, whyMayNotChangeQuote } from '../quote-rules.js';
 import { nextQuoteNumber, priceQuote } from '../quotes.js';
 import { type Doc } from './doc.js';
+import { recordMovement, type LedgerRecord } from './ledger-entries.js';
+import { recordPayment } from './payment-push.js';
 import type { ReferencedTable, References } from './references.js';
 
 /**
@@ -63,6 +69,8 @@ export interface SyncCollection<R extends ResourceDef = ResourceDef> {
   onUpdate?(ctx: OperationContext, tx: Queryable, merged: StoredOf<R>, master: StoredOf<R>): Promise<StoredOf<R>>;
   /** Why this viewer may not change this existing document, or null. */
   refuse?(ctx: OperationContext, master: StoredOf<R>): string | null;
+  /** A ledger's way of recording a new entry once (ledger-entries.ts). */
+  recordEntry?(ctx: OperationContext, tx: Queryable, doc: Doc): Promise<LedgerRecord>;
 }
 
 export interface Reference {
@@ -72,7 +80,7 @@ export interface Reference {
   what: string;
 }
 
-type Hooks<R extends ResourceDef> = Pick<SyncCollection<R>, 'onInsert' | 'onUpdate' | 'refuse'>;
+type Hooks<R extends ResourceDef> = Pick<SyncCollection<R>, 'onInsert' | 'onUpdate' | 'refuse' | 'recordEntry'>;
 
 /** The table that holds each replicated collection. */
 const TABLES: Record<string, RecordTable<ResourceDef>> = {
@@ -86,6 +94,8 @@ const TABLES: Record<string, RecordTable<ResourceDef>> = {
   inventoryItems,
   stockLevels,
   stockMovements,
+  invoices: invoiceRecords,
+  payments,
 } as Record<string, RecordTable<ResourceDef>>;
 
 /**
@@ -153,7 +163,9 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
     },
   }),
   collection(stockLevelResource),
-  collection(stockMovementResource),
+  collection(stockMovementResource, { recordEntry: recordMovement }),
+  collection(invoiceResource),
+  collection(paymentResource, { recordEntry: recordPayment }),
 ];
 
 const byName = new Map(SYNC_COLLECTIONS.map((c) => [c.name, c]));

@@ -11,7 +11,7 @@ import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
 import { deviceFeed, type DeviceFeed } from './device-feed.js';
 import { parseDocument } from './pushed-documents.js';
-import { applyMovement } from './ledger-push.js';
+import { applyLedgerEntry } from './ledger-push.js';
 import { deviceCopyDiffers, differsForDevice, mergeDocument, sameValue } from './merge.js';
 import { logClashes, PendingWrites } from './pending-writes.js';
 import { effectiveBase, foldResults, mentionedChangeIds, rowId, type PushOutcome, type PushRun, type Row, type RowResult } from './push-run.js';
@@ -166,7 +166,7 @@ async function applyRow(run: PushRun, row: Row, writes: PendingWrites): Promise<
   const parsed = parseDocument(collection.resource, row.newDocumentState);
   // An invalid change (a pH of 15 queued by an older app) is kept whole, even over a server state.
   if (!parsed.ok) return refuseOrQuarantine(run, row, parsed.reason, { keep: true });
-  if (collection.kind === 'ledger') return applyMovement(run, row, parsed.doc, parsed.deleted, (reason) => refuseOrQuarantine(run, row, reason));
+  if (collection.kind === 'ledger') return applyLedgerEntry(run, row, parsed.doc, parsed.deleted, (reason) => refuseOrQuarantine(run, row, reason));
   if (!master) return insertRow(run, row, parsed.doc, parsed.deleted, writes);
   const reason = collection.refuse?.(ctx, master.record);
   if (reason) return refuseOrQuarantine(run, row, reason);
