@@ -45,6 +45,24 @@ export type QuoteStatus =
   | 'DECLINED'
   | 'EXPIRED';
 
+export type InvoiceStatus =
+  | 'DRAFT'
+  | 'OPEN'
+  | 'PAID'
+  | 'VOID';
+
+export type InvoiceOrigin =
+  | 'GENERATED'
+  | 'QUOTE'
+  | 'MANUAL';
+
+export type InvoiceLineSource =
+  | 'VISIT'
+  | 'STOCK_MOVEMENT'
+  | 'QUOTE_LINE'
+  | 'FLAT_RATE'
+  | 'MANUAL';
+
 export type AddressInput = {
   street?: string | null | undefined;
   city?: string | null | undefined;
@@ -208,6 +226,14 @@ export type UpdateServiceInput = {
   /** The water chemistry formula version the readings were first balanced with; the visit keeps its numbers */
   chemistryVersion?: number | null | undefined;
 };
+
+export type BulkOperationStatus =
+  | 'QUEUED'
+  | 'RUNNING'
+  | 'SUCCEEDED'
+  | 'FAILED'
+  | 'CANCELLED'
+  | 'PARTIAL';
 
 export type MessageChannel =
   | 'EMAIL'
@@ -478,6 +504,19 @@ export type OfficeRedeliverMutationVariables = Exact<{
 
 export type OfficeRedeliverMutation = { redeliverEvent: { eventId: string } };
 
+export type OfficeInvoiceRowFragment = { id: string, number: string | null, status: InvoiceStatus, origin: InvoiceOrigin, customerId: string, periodStart: string | null, periodEnd: string | null, currency: string, subtotal: number, tax: number, total: number, amountPaid: number, balanceDue: number, issueDate: string | null, dueDate: string | null, overdue: boolean, partlyPaid: boolean, sentAt: string | null, customer: { id: string, firstName: string | null, lastName: string } };
+
+export type OfficeInvoiceLineFragment = { id: string, position: number, sourceType: InvoiceLineSource, sourceId: string | null, serviceId: string | null, date: string | null, itemId: string | null, description: string, quantity: number, unitPrice: number, amount: number, taxRate: number };
+
+export type OfficeBulkProgressFragment = { id: string, kind: string, status: BulkOperationStatus, total: number, processed: number, succeeded: number, failed: number, skipped: number, resultUrl: string | null, createdAt: string, finishedAt: string | null, errors: Array<{ index: number | null, id: string | null, code: string, message: string }> };
+
+export type OfficeBulkOperationQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeBulkOperationQuery = { bulkOperation: { id: string, kind: string, status: BulkOperationStatus, total: number, processed: number, succeeded: number, failed: number, skipped: number, resultUrl: string | null, createdAt: string, finishedAt: string | null, errors: Array<{ index: number | null, id: string | null, code: string, message: string }> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -530,6 +569,70 @@ export const OfficeTargetsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"OfficeTargets"}) as unknown as TypedDocumentString<OfficeTargetsFragment, unknown>;
+export const OfficeInvoiceRowFragmentDoc = new TypedDocumentString(`
+    fragment OfficeInvoiceRow on Invoice {
+  id
+  number
+  status
+  origin
+  customerId
+  periodStart
+  periodEnd
+  currency
+  subtotal
+  tax
+  total
+  amountPaid
+  balanceDue
+  issueDate
+  dueDate
+  overdue
+  partlyPaid
+  sentAt
+  customer {
+    id
+    firstName
+    lastName
+  }
+}
+    `, {"fragmentName":"OfficeInvoiceRow"}) as unknown as TypedDocumentString<OfficeInvoiceRowFragment, unknown>;
+export const OfficeInvoiceLineFragmentDoc = new TypedDocumentString(`
+    fragment OfficeInvoiceLine on InvoiceLine {
+  id
+  position
+  sourceType
+  sourceId
+  serviceId
+  date
+  itemId
+  description
+  quantity
+  unitPrice
+  amount
+  taxRate
+}
+    `, {"fragmentName":"OfficeInvoiceLine"}) as unknown as TypedDocumentString<OfficeInvoiceLineFragment, unknown>;
+export const OfficeBulkProgressFragmentDoc = new TypedDocumentString(`
+    fragment OfficeBulkProgress on BulkOperation {
+  id
+  kind
+  status
+  total
+  processed
+  succeeded
+  failed
+  skipped
+  resultUrl
+  createdAt
+  finishedAt
+  errors {
+    index
+    id
+    code
+    message
+  }
+}
+    `, {"fragmentName":"OfficeBulkProgress"}) as unknown as TypedDocumentString<OfficeBulkProgressFragment, unknown>;
 export const OfficeLogoDocument = new TypedDocumentString(`
     query OfficeLogo {
   organization {
@@ -1137,3 +1240,28 @@ export const OfficeRedeliverDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OfficeRedeliverMutation, OfficeRedeliverMutationVariables>;
+export const OfficeBulkOperationDocument = new TypedDocumentString(`
+    query OfficeBulkOperation($id: ID!) {
+  bulkOperation(id: $id) {
+    ...OfficeBulkProgress
+  }
+}
+    fragment OfficeBulkProgress on BulkOperation {
+  id
+  kind
+  status
+  total
+  processed
+  succeeded
+  failed
+  skipped
+  resultUrl
+  createdAt
+  finishedAt
+  errors {
+    index
+    id
+    code
+    message
+  }
+}`) as unknown as TypedDocumentString<OfficeBulkOperationQuery, OfficeBulkOperationQueryVariables>;
