@@ -6,12 +6,10 @@ import { useSession } from '../../app-kit/hooks.js';
 interface Page<N> {
   edges: { node: N }[];
   pageInfo: { hasNextPage: boolean; endCursor?: string | null };
-  totalCount?: number | null;
 }
 
 export interface Pages<N> {
   rows: N[] | null;
-  total: number | null;
   error: string | null;
   /** Asks the next page; null when there is none. */
   more: (() => void) | null;
@@ -26,11 +24,11 @@ export interface Pages<N> {
 export function usePages<R, V extends { first: number; after?: string | null }, N>(operation: Operation<R, V>, variables: Omit<V, 'after'>, pick: (answer: R) => Page<N>, deps: unknown[]): Pages<N> {
   const { api } = useSession();
   const [round, setRound] = useState(0);
-  const [state, setState] = useState<{ rows: N[] | null; total: number | null; next: string | null; error: string | null }>({ rows: null, total: null, next: null, error: null });
+  const [state, setState] = useState<{ rows: N[] | null; next: string | null; error: string | null }>({ rows: null, next: null, error: null });
   const read = (after: string | null, previous: N[]) =>
     api.graphql(operation, { ...variables, after } as V).then((answer) => {
       const page = pick(answer);
-      return { rows: [...previous, ...page.edges.map((e) => e.node)], total: page.totalCount ?? null, next: page.pageInfo.hasNextPage ? (page.pageInfo.endCursor ?? null) : null, error: null };
+      return { rows: [...previous, ...page.edges.map((e) => e.node)], next: page.pageInfo.hasNextPage ? (page.pageInfo.endCursor ?? null) : null, error: null };
     });
   useEffect(() => {
     let current = true;
@@ -48,5 +46,5 @@ export function usePages<R, V extends { first: number; after?: string | null }, 
     ? () =>
         void read(state.next, state.rows ?? []).then(setState, (e: Error) => setState((s) => ({ ...s, error: e.message })))
     : null;
-  return { rows: state.rows, total: state.total, error: state.error, more, reload };
+  return { rows: state.rows, error: state.error, more, reload };
 }

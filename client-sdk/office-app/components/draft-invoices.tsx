@@ -24,7 +24,6 @@ export function DraftInvoices({ drafts }: { drafts: Pages<Draft> }) {
   const [finalized, setFinalized] = useState<Finalized[]>([]);
   const finalize = useAction();
   const list = drafts.rows ?? [];
-  const count = drafts.total ?? list.length;
   const sum = list.reduce((s, d) => s + d.total, 0);
   const currency = list[0]?.currency;
   const toggle = (id: string) => setSelected((s) => new Set(s.has(id) ? [...s].filter((x) => x !== id) : [...s, id]));
@@ -41,13 +40,13 @@ export function DraftInvoices({ drafts }: { drafts: Pages<Draft> }) {
     <section aria-labelledby="drafts-title">
       <h2 id="drafts-title">Drafts</h2>
       <p role="status" data-testid="drafts-summary">
-        {drafts.rows ? `${count} draft${count === 1 ? '' : 's'}${list.length ? `, ${money(sum, currency)}${list.length < count ? ` for the ${list.length} shown` : ''}` : ''}` : (drafts.error ?? 'Loading the drafts…')}
+        {drafts.rows ? draftCount(list.length, Boolean(drafts.more), money(sum, currency)) : (drafts.error ?? 'Loading the drafts…')}
       </p>
       <div className="actions" role="group" aria-label="Finalize">
         <button type="button" disabled={finalize.busy || selected.size === 0} onClick={() => void finalizeThese({ ids: [...selected] })}>
           Finalize selected ({selected.size})
         </button>
-        <button type="button" disabled={finalize.busy || count === 0} onClick={() => void finalizeThese({ all: true })}>
+        <button type="button" disabled={finalize.busy || list.length === 0} onClick={() => void finalizeThese({ all: true })}>
           Finalize all drafts
         </button>
       </div>
@@ -108,4 +107,10 @@ function DraftRow({ draft: d, selected, onToggle, open, onOpen }: { draft: Draft
       )}
     </>
   );
+}
+
+/** "3 drafts, $720.00"; with more pages to read, what the ones read so far hold. */
+function draftCount(shown: number, more: boolean, sum: string): string {
+  if (!shown) return 'No drafts.';
+  return more ? `${shown} drafts shown (more to read), ${sum} for those` : `${shown} draft${shown === 1 ? '' : 's'}, ${sum}`;
 }

@@ -1,11 +1,12 @@
 import { useEffect, useState } from 'react';
+import { href } from '../../app-kit/route.js';
 import { parseCsv } from '../billing/csv.js';
 import type { OfficeBulkProgressFragment } from '../graphql/operations.generated.js';
 
 /**
  * The customers a run skipped, each with the reason (no rate, no billable work, inactive, not
  * ready for invoicing), read from the run's result file, however many there are: a customer left
- * out is told, never silent. The file's columns are shown as the server names them.
+ * out is told, never silent.
  */
 export function SkippedCustomers({ run }: { run: OfficeBulkProgressFragment }) {
   const [rows, setRows] = useState<Record<string, string>[] | null>(null);
@@ -24,7 +25,6 @@ export function SkippedCustomers({ run }: { run: OfficeBulkProgressFragment }) {
   if (!run.resultUrl) return run.skipped ? <p>{run.skipped} customers skipped; the server kept no list of them.</p> : null;
   if (error) return <p role="alert" className="error">{error}</p>;
   if (!rows) return <p className="loading">Reading the customers skipped…</p>;
-  const columns = Object.keys(rows[0] ?? {});
   return (
     <section aria-labelledby="skipped-title">
       <h3 id="skipped-title">
@@ -35,19 +35,15 @@ export function SkippedCustomers({ run }: { run: OfficeBulkProgressFragment }) {
           <table className="list" data-testid="skipped">
             <thead>
               <tr>
-                {columns.map((c) => (
-                  <th scope="col" key={c}>
-                    {c}
-                  </th>
-                ))}
+                <th scope="col">Customer</th>
+                <th scope="col">Why</th>
               </tr>
             </thead>
             <tbody>
               {rows.map((row, i) => (
-                <tr key={i}>
-                  {columns.map((c) => (
-                    <td key={c}>{row[c]}</td>
-                  ))}
+                <tr key={row.customerId ?? i}>
+                  <td>{row.customerId ? <a href={href('customer', row.customerId)}>{row.customerName || row.customerId}</a> : row.customerName}</td>
+                  <td>{row.reason}</td>
                 </tr>
               ))}
             </tbody>
@@ -63,8 +59,5 @@ export function SkippedCustomers({ run }: { run: OfficeBulkProgressFragment }) {
   );
 }
 
-/** The rows of skipped customers; a file that also lists the drafts made says which by an outcome or status column. */
-function skippedOf(rows: Record<string, string>[]): Record<string, string>[] {
-  const outcome = Object.keys(rows[0] ?? {}).find((c) => /^(outcome|status|result)$/i.test(c));
-  return outcome ? rows.filter((r) => /skip/i.test(r[outcome] ?? '')) : rows;
-}
+/** The file lists every customer of the run, billed or skipped (its columns: customerId, customerName, outcome, reason, ...). */
+const skippedOf = (rows: Record<string, string>[]) => rows.filter((r) => r.outcome === 'SKIPPED');

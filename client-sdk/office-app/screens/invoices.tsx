@@ -31,7 +31,7 @@ export function InvoicesScreen() {
         </button>
       </div>
       <p role="status" data-testid="invoices-summary">
-        {invoices.rows ? `${invoices.total ?? rows.length} invoice${(invoices.total ?? rows.length) === 1 ? '' : 's'}${rows.length ? `, ${money(owed, rows[0]!.currency)} owed${invoices.more ? ' on those shown' : ''}` : ''}` : 'Loading…'}
+        {invoices.rows ? `${rows.length}${invoices.more ? '+' : ''} invoice${rows.length === 1 ? '' : 's'}${rows.length ? `, ${money(owed, rows[0]!.currency)} owed${invoices.more ? ' on those shown' : ''}` : ''}` : 'Loading…'}
       </p>
       <Alert message={invoices.error} />
       <table className="list">
