@@ -148,4 +148,19 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
     await expect.poll(() => page.getByTestId('aging').getByRole('row').filter({ hasText: 'Bill Payer' }).textContent()).toContain(left);
     await shot(page, 'aging');
   });
+
+  it('names every control of the billing screens', async () => {
+    const page = await signedIn(office);
+    for (const screen of ['billing', 'invoices', 'aging', `statement/${customerId}`, `payment/${customerId}`]) {
+      await page.goto(`${server.url}/app#/${screen}`);
+      await page.locator('main h1').waitFor();
+      await expect.poll(() => page.locator('main .loading').count(), { timeout: 30_000 }).toBe(0);
+      const unlabelled = await page.evaluate(() =>
+        Array.from(document.querySelectorAll('input, select, textarea, button'))
+          .filter((el) => !(el as HTMLElement).innerText?.trim() && !el.getAttribute('aria-label') && !(el as HTMLInputElement).labels?.length)
+          .map((el) => el.outerHTML.slice(0, 80)),
+      );
+      expect(unlabelled, screen).toEqual([]);
+    }
+  });
 });
