@@ -76,6 +76,17 @@ export type InvoiceLineSource =
   | 'FLAT_RATE'
   | 'MANUAL';
 
+export type PaymentKind =
+  | 'PAYMENT'
+  | 'REVERSAL';
+
+export type PaymentMethod =
+  | 'CASH'
+  | 'CHECK'
+  | 'CARD'
+  | 'ACH'
+  | 'OTHER';
+
 export type AddressInput = {
   street?: string | null | undefined;
   city?: string | null | undefined;
@@ -280,6 +291,31 @@ export type UpdateWebhookEndpointInput = {
   eventTypes?: Array<string> | null | undefined;
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
+};
+
+/** Every field given narrows the list. */
+export type InvoiceFilter = {
+  status?: InvoiceStatus | null | undefined;
+  customerId?: string | null | undefined;
+  /** OPEN and past its due date (today in the organization time zone); false: every other invoice. */
+  overdue?: boolean | null | undefined;
+  periodStart?: string | null | undefined;
+  accountingId?: string | null | undefined;
+};
+
+export type GenerateInvoicesInput = {
+  /** First day billed (organization time zone). */
+  periodStart: string;
+  /** Last day billed, included. */
+  periodEnd: string;
+  /** Only these customers; every customer when omitted. */
+  customerIds?: Array<string> | null | undefined;
+  idempotencyKey?: string | null | undefined;
+};
+
+export type FinalizeInvoicesInput = {
+  ids?: Array<string> | null | undefined;
+  all?: boolean | null | undefined;
 };
 
 export type OfficeLogoQueryVariables = Exact<{ [key: string]: never; }>;
@@ -536,6 +572,66 @@ export type OfficeBulkOperationQueryVariables = Exact<{
 
 
 export type OfficeBulkOperationQuery = { bulkOperation: { id: string, kind: string, status: BulkOperationStatus, total: number, processed: number, succeeded: number, failed: number, skipped: number, resultUrl: string | null, createdAt: string, finishedAt: string | null, errors: Array<{ index: number | null, id: string | null, code: string, message: string }> } };
+
+export type OfficeDraftsQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type OfficeDraftsQuery = { infiniteInvoices: { edges: Array<{ node: { id: string, number: string | null, status: InvoiceStatus, origin: InvoiceOrigin, customerId: string, periodStart: string | null, periodEnd: string | null, currency: string, subtotal: number, tax: number, total: number, amountPaid: number, balanceDue: number, issueDate: string | null, dueDate: string | null, overdue: boolean, partlyPaid: boolean, sentAt: string | null, lines: Array<{ id: string, position: number, sourceType: InvoiceLineSource, sourceId: string | null, serviceId: string | null, date: string | null, itemId: string | null, description: string, quantity: number, unitPrice: number, amount: number, taxRate: number }>, customer: { id: string, firstName: string | null, lastName: string } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type OfficeInvoicesQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+  filter?: InvoiceFilter | null | undefined;
+}>;
+
+
+export type OfficeInvoicesQuery = { infiniteInvoices: { edges: Array<{ node: { id: string, number: string | null, status: InvoiceStatus, origin: InvoiceOrigin, customerId: string, periodStart: string | null, periodEnd: string | null, currency: string, subtotal: number, tax: number, total: number, amountPaid: number, balanceDue: number, issueDate: string | null, dueDate: string | null, overdue: boolean, partlyPaid: boolean, sentAt: string | null, customer: { id: string, firstName: string | null, lastName: string } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type OfficeOpenInvoicesQueryVariables = Exact<{
+  customerId: string;
+}>;
+
+
+export type OfficeOpenInvoicesQuery = { infiniteInvoices: { edges: Array<{ node: { id: string, number: string | null, dueDate: string | null, balanceDue: number, currency: string } }> } };
+
+export type OfficeInvoiceQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeInvoiceQuery = { invoice: { notes: string | null, voidedAt: string | null, voidReason: string | null, pdfUrl: string | null, id: string, number: string | null, status: InvoiceStatus, origin: InvoiceOrigin, customerId: string, periodStart: string | null, periodEnd: string | null, currency: string, subtotal: number, tax: number, total: number, amountPaid: number, balanceDue: number, issueDate: string | null, dueDate: string | null, overdue: boolean, partlyPaid: boolean, sentAt: string | null, lines: Array<{ id: string, position: number, sourceType: InvoiceLineSource, sourceId: string | null, serviceId: string | null, date: string | null, itemId: string | null, description: string, quantity: number, unitPrice: number, amount: number, taxRate: number }>, applications: Array<{ id: string, amount: number, appliedAt: string, payment: { id: string, kind: PaymentKind, method: PaymentMethod, reference: string | null } }>, customer: { id: string, firstName: string | null, lastName: string } } };
+
+export type OfficeGenerateInvoicesMutationVariables = Exact<{
+  input: GenerateInvoicesInput;
+}>;
+
+
+export type OfficeGenerateInvoicesMutation = { generateInvoices: { id: string, kind: string, status: BulkOperationStatus, total: number, processed: number, succeeded: number, failed: number, skipped: number, resultUrl: string | null, createdAt: string, finishedAt: string | null, errors: Array<{ index: number | null, id: string | null, code: string, message: string }> } };
+
+export type OfficeFinalizeInvoiceMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeFinalizeInvoiceMutation = { finalizeInvoice: { id: string, number: string | null, status: InvoiceStatus } };
+
+export type OfficeFinalizeInvoicesMutationVariables = Exact<{
+  input: FinalizeInvoicesInput;
+}>;
+
+
+export type OfficeFinalizeInvoicesMutation = { finalizeInvoices: Array<{ id: string, number: string | null, total: number, currency: string, sentAt: string | null }> };
+
+export type OfficeVoidInvoiceMutationVariables = Exact<{
+  id: string;
+  reason: string;
+}>;
+
+
+export type OfficeVoidInvoiceMutation = { voidInvoice: { id: string, status: InvoiceStatus } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -1285,3 +1381,229 @@ export const OfficeBulkOperationDocument = new TypedDocumentString(`
     message
   }
 }`) as unknown as TypedDocumentString<OfficeBulkOperationQuery, OfficeBulkOperationQueryVariables>;
+export const OfficeDraftsDocument = new TypedDocumentString(`
+    query OfficeDrafts($first: Int!, $after: String) {
+  infiniteInvoices(first: $first, after: $after, filter: {status: DRAFT}) {
+    edges {
+      node {
+        ...OfficeInvoiceRow
+        lines {
+          ...OfficeInvoiceLine
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment OfficeInvoiceRow on Invoice {
+  id
+  number
+  status
+  origin
+  customerId
+  periodStart
+  periodEnd
+  currency
+  subtotal
+  tax
+  total
+  amountPaid
+  balanceDue
+  issueDate
+  dueDate
+  overdue
+  partlyPaid
+  sentAt
+  customer {
+    id
+    firstName
+    lastName
+  }
+}
+fragment OfficeInvoiceLine on InvoiceLine {
+  id
+  position
+  sourceType
+  sourceId
+  serviceId
+  date
+  itemId
+  description
+  quantity
+  unitPrice
+  amount
+  taxRate
+}`) as unknown as TypedDocumentString<OfficeDraftsQuery, OfficeDraftsQueryVariables>;
+export const OfficeInvoicesDocument = new TypedDocumentString(`
+    query OfficeInvoices($first: Int!, $after: String, $filter: InvoiceFilter) {
+  infiniteInvoices(first: $first, after: $after, filter: $filter) {
+    edges {
+      node {
+        ...OfficeInvoiceRow
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment OfficeInvoiceRow on Invoice {
+  id
+  number
+  status
+  origin
+  customerId
+  periodStart
+  periodEnd
+  currency
+  subtotal
+  tax
+  total
+  amountPaid
+  balanceDue
+  issueDate
+  dueDate
+  overdue
+  partlyPaid
+  sentAt
+  customer {
+    id
+    firstName
+    lastName
+  }
+}`) as unknown as TypedDocumentString<OfficeInvoicesQuery, OfficeInvoicesQueryVariables>;
+export const OfficeOpenInvoicesDocument = new TypedDocumentString(`
+    query OfficeOpenInvoices($customerId: ID!) {
+  infiniteInvoices(first: 100, filter: {status: OPEN, customerId: $customerId}) {
+    edges {
+      node {
+        id
+        number
+        dueDate
+        balanceDue
+        currency
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeOpenInvoicesQuery, OfficeOpenInvoicesQueryVariables>;
+export const OfficeInvoiceDocument = new TypedDocumentString(`
+    query OfficeInvoice($id: ID!) {
+  invoice(selector: {id: $id}) {
+    ...OfficeInvoiceRow
+    notes
+    voidedAt
+    voidReason
+    pdfUrl
+    lines {
+      ...OfficeInvoiceLine
+    }
+    applications {
+      id
+      amount
+      appliedAt
+      payment {
+        id
+        kind
+        method
+        reference
+      }
+    }
+  }
+}
+    fragment OfficeInvoiceRow on Invoice {
+  id
+  number
+  status
+  origin
+  customerId
+  periodStart
+  periodEnd
+  currency
+  subtotal
+  tax
+  total
+  amountPaid
+  balanceDue
+  issueDate
+  dueDate
+  overdue
+  partlyPaid
+  sentAt
+  customer {
+    id
+    firstName
+    lastName
+  }
+}
+fragment OfficeInvoiceLine on InvoiceLine {
+  id
+  position
+  sourceType
+  sourceId
+  serviceId
+  date
+  itemId
+  description
+  quantity
+  unitPrice
+  amount
+  taxRate
+}`) as unknown as TypedDocumentString<OfficeInvoiceQuery, OfficeInvoiceQueryVariables>;
+export const OfficeGenerateInvoicesDocument = new TypedDocumentString(`
+    mutation OfficeGenerateInvoices($input: GenerateInvoicesInput!) {
+  generateInvoices(input: $input) {
+    ...OfficeBulkProgress
+  }
+}
+    fragment OfficeBulkProgress on BulkOperation {
+  id
+  kind
+  status
+  total
+  processed
+  succeeded
+  failed
+  skipped
+  resultUrl
+  createdAt
+  finishedAt
+  errors {
+    index
+    id
+    code
+    message
+  }
+}`) as unknown as TypedDocumentString<OfficeGenerateInvoicesMutation, OfficeGenerateInvoicesMutationVariables>;
+export const OfficeFinalizeInvoiceDocument = new TypedDocumentString(`
+    mutation OfficeFinalizeInvoice($id: ID!) {
+  finalizeInvoice(id: $id) {
+    id
+    number
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeFinalizeInvoiceMutation, OfficeFinalizeInvoiceMutationVariables>;
+export const OfficeFinalizeInvoicesDocument = new TypedDocumentString(`
+    mutation OfficeFinalizeInvoices($input: FinalizeInvoicesInput!) {
+  finalizeInvoices(input: $input) {
+    id
+    number
+    total
+    currency
+    sentAt
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeFinalizeInvoicesMutation, OfficeFinalizeInvoicesMutationVariables>;
+export const OfficeVoidInvoiceDocument = new TypedDocumentString(`
+    mutation OfficeVoidInvoice($id: ID!, $reason: String!) {
+  voidInvoice(id: $id, reason: $reason) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeVoidInvoiceMutation, OfficeVoidInvoiceMutationVariables>;
