@@ -52,8 +52,8 @@ export function BillingRun({ onFinished }: { onFinished: () => void }) {
   const running = run !== null && !FINAL.has(run.status);
   return (
     <section aria-labelledby="run-title">
+      <h2 id="run-title">Run the month</h2>
       <form className="card-form inline" onSubmit={submit} aria-labelledby="run-title">
-        <h2 id="run-title">Run the month</h2>
         <Field label="From">
           <input type="date" required value={range.start} onChange={(e) => setRange({ ...range, start: e.target.value })} />
         </Field>

@@ -51,6 +51,7 @@ export function DraftInvoices({ drafts }: { drafts: Pages<Draft> }) {
         </button>
       </div>
       <Alert message={finalize.error} />
+      <FinalizedInvoices invoices={finalized} />
       <table className="list drafts">
         <thead>
           <tr>
@@ -73,7 +74,6 @@ export function DraftInvoices({ drafts }: { drafts: Pages<Draft> }) {
           Show more drafts
         </button>
       )}
-      <FinalizedInvoices invoices={finalized} />
     </section>
   );
 }
