@@ -318,6 +318,31 @@ export type FinalizeInvoicesInput = {
   all?: boolean | null | undefined;
 };
 
+export type RecordPaymentInput = {
+  /** Made by the caller (a payment taken offline keeps the id its device gave it); generated otherwise. */
+  id?: string | null | undefined;
+  customerId: string;
+  /** More than 0, at most the currency's decimals. */
+  amount: number;
+  /** The organization's currency (the default); any other is refused. */
+  currency?: string | null | undefined;
+  /** CARD records a card payment taken elsewhere: no payment processor is called. */
+  method: PaymentMethod;
+  reference?: string | null | undefined;
+  /** When the money was received (now by default). */
+  receivedAt?: string | null | undefined;
+  /** Invoices of the customer to pay first, in this order. */
+  invoiceIds?: Array<string> | null | undefined;
+  /** The payment's id at a payment processor, when one took it. */
+  paymentProcessorId?: string | null | undefined;
+  accountingId?: string | null | undefined;
+};
+
+export type StatementLineKind =
+  | 'INVOICE'
+  | 'PAYMENT'
+  | 'REVERSAL';
+
 export type OfficeLogoQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -633,6 +658,38 @@ export type OfficeVoidInvoiceMutationVariables = Exact<{
 
 export type OfficeVoidInvoiceMutation = { voidInvoice: { id: string, status: InvoiceStatus } };
 
+export type OfficeCustomerBalanceQueryVariables = Exact<{
+  id?: string | null | undefined;
+}>;
+
+
+export type OfficeCustomerBalanceQuery = { infiniteCustomers: { edges: Array<{ node: { id: string, firstName: string | null, lastName: string, balanceDue: number | null, creditBalance: number | null } }> } };
+
+export type OfficeRecordPaymentMutationVariables = Exact<{
+  input: RecordPaymentInput;
+}>;
+
+
+export type OfficeRecordPaymentMutation = { recordPayment: { id: string, amount: number, unapplied: number, applications: Array<{ id: string, amount: number, invoice: { id: string, number: string | null } }> } };
+
+export type OfficeStatementQueryVariables = Exact<{
+  customerId: string;
+  from: string;
+  to: string;
+}>;
+
+
+export type OfficeStatementQuery = { customerStatement: { currency: string, openingBalance: number, invoiced: number, paid: number, closingBalance: number, lines: Array<{ date: string, kind: StatementLineKind, invoiceId: string | null, paymentId: string | null, reference: string | null, method: PaymentMethod | null, amount: number, balance: number }> } };
+
+export type OfficeAgingBucketsFragment = { current: number, days1to30: number, days31to60: number, days61to90: number, over90: number, total: number };
+
+export type OfficeAgingQueryVariables = Exact<{
+  asOf?: string | null | undefined;
+}>;
+
+
+export type OfficeAgingQuery = { receivablesAging: { asOf: string, currency: string, totals: { current: number, days1to30: number, days31to60: number, days61to90: number, over90: number, total: number }, customers: Array<{ customerName: string, customer: { id: string }, buckets: { current: number, days1to30: number, days31to60: number, days61to90: number, over90: number, total: number } }> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -749,6 +806,16 @@ export const OfficeBulkProgressFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"OfficeBulkProgress"}) as unknown as TypedDocumentString<OfficeBulkProgressFragment, unknown>;
+export const OfficeAgingBucketsFragmentDoc = new TypedDocumentString(`
+    fragment OfficeAgingBuckets on AgingBuckets {
+  current
+  days1to30
+  days31to60
+  days61to90
+  over90
+  total
+}
+    `, {"fragmentName":"OfficeAgingBuckets"}) as unknown as TypedDocumentString<OfficeAgingBucketsFragment, unknown>;
 export const OfficeLogoDocument = new TypedDocumentString(`
     query OfficeLogo {
   organization {
@@ -1607,3 +1674,83 @@ export const OfficeVoidInvoiceDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OfficeVoidInvoiceMutation, OfficeVoidInvoiceMutationVariables>;
+export const OfficeCustomerBalanceDocument = new TypedDocumentString(`
+    query OfficeCustomerBalance($id: ID) {
+  infiniteCustomers(first: 1, selector: {filters: {id: {eq: $id}}}) {
+    edges {
+      node {
+        id
+        firstName
+        lastName
+        balanceDue
+        creditBalance
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeCustomerBalanceQuery, OfficeCustomerBalanceQueryVariables>;
+export const OfficeRecordPaymentDocument = new TypedDocumentString(`
+    mutation OfficeRecordPayment($input: RecordPaymentInput!) {
+  recordPayment(input: $input) {
+    id
+    amount
+    unapplied
+    applications {
+      id
+      amount
+      invoice {
+        id
+        number
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeRecordPaymentMutation, OfficeRecordPaymentMutationVariables>;
+export const OfficeStatementDocument = new TypedDocumentString(`
+    query OfficeStatement($customerId: ID!, $from: Date!, $to: Date!) {
+  customerStatement(customerId: $customerId, from: $from, to: $to) {
+    currency
+    openingBalance
+    invoiced
+    paid
+    closingBalance
+    lines {
+      date
+      kind
+      invoiceId
+      paymentId
+      reference
+      method
+      amount
+      balance
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeStatementQuery, OfficeStatementQueryVariables>;
+export const OfficeAgingDocument = new TypedDocumentString(`
+    query OfficeAging($asOf: Date) {
+  receivablesAging(asOf: $asOf) {
+    asOf
+    currency
+    totals {
+      ...OfficeAgingBuckets
+    }
+    customers {
+      customerName
+      customer {
+        id
+      }
+      buckets {
+        ...OfficeAgingBuckets
+      }
+    }
+  }
+}
+    fragment OfficeAgingBuckets on AgingBuckets {
+  current
+  days1to30
+  days31to60
+  days61to90
+  over90
+  total
+}`) as unknown as TypedDocumentString<OfficeAgingQuery, OfficeAgingQueryVariables>;

@@ -1,9 +1,9 @@
 import { useState } from 'react';
 import { Field } from '../../app-kit/components/field.js';
-import { customerName, money } from '../../app-kit/format.js';
+import { money } from '../../app-kit/format.js';
 import { useGraphQL } from '../../app-kit/hooks.js';
 import { href } from '../../app-kit/route.js';
-import { today, useCurrency } from '../billing/format.js';
+import { today } from '../billing/format.js';
 import { BillingNav } from '../components/billing-nav.js';
 import { OfficeAgingDocument, type OfficeAgingQuery } from '../graphql/operations.generated.js';
 
@@ -11,8 +11,8 @@ import { OfficeAgingDocument, type OfficeAgingQuery } from '../graphql/operation
  * The receivables' aging on a day: what is owed, by how long past its due date (not yet due, 1-30,
  * 31-60, 61-90 and over 90 days), in all and per customer; a customer opens their statement.
  */
-type Buckets = Omit<OfficeAgingQuery['receivablesAging']['totals'], '__typename'>;
-const BUCKETS: [keyof Buckets, string][] = [
+type Buckets = OfficeAgingQuery['receivablesAging']['totals'];
+const BUCKETS: [Exclude<keyof Buckets, '__typename'>, string][] = [
   ['current', 'Current'],
   ['days1to30', '1-30 days'],
   ['days31to60', '31-60 days'],
@@ -23,9 +23,9 @@ const BUCKETS: [keyof Buckets, string][] = [
 
 export function AgingScreen() {
   const [asOf, setAsOf] = useState(today);
-  const currency = useCurrency();
   const answer = useGraphQL(OfficeAgingDocument, { asOf }, [asOf]);
   const aging = answer.data?.receivablesAging;
+  const currency = aging?.currency;
   return (
     <section aria-labelledby="aging-title">
       <h1 id="aging-title">Aging</h1>
@@ -54,11 +54,11 @@ export function AgingScreen() {
             {aging.customers.map((row) => (
               <tr key={row.customer.id}>
                 <td>
-                  <a href={href('statement', row.customer.id)}>{customerName(row.customer)}</a>
+                  <a href={href('statement', row.customer.id)}>{row.customerName}</a>
                 </td>
                 {BUCKETS.map(([key]) => (
                   <td key={key} className="number">
-                    {row[key] ? money(row[key], currency) : '—'}
+                    {row.buckets[key] ? money(row.buckets[key], currency) : '—'}
                   </td>
                 ))}
               </tr>

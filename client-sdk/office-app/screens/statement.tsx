@@ -7,7 +7,7 @@ import { calendarDay, isoDay, today, useCurrency } from '../billing/format.js';
 import { useBillingCustomer } from '../billing/use-customer.js';
 import { BillingNav } from '../components/billing-nav.js';
 import { CustomerPicker } from '../components/customer-picker.js';
-import { OfficeStatementDocument } from '../graphql/operations.generated.js';
+import { OfficeStatementDocument, type OfficeStatementQuery } from '../graphql/operations.generated.js';
 
 /**
  * A customer's statement for a span of days: what they owed at its start, each invoice and
@@ -51,28 +51,42 @@ export function StatementScreen({ customerId }: { customerId: string | null }) {
               <input type="date" value={range.to} onChange={(e) => setRange({ ...range, to: e.target.value })} />
             </Field>
           </div>
-          <Statement customerId={id} from={range.from} to={range.to} currency={currency} />
+          <Statement customerId={id} from={range.from} to={range.to} />
         </>
       )}
     </section>
   );
 }
 
-function Statement({ customerId, from, to, currency }: { customerId: string; from: string; to: string; currency: string }) {
+const METHOD = { CASH: 'cash', CHECK: 'check', CARD: 'card', ACH: 'bank transfer', OTHER: 'other' } as const;
+
+/** A line of the statement in words: the invoice by its number, a payment by its method and reference. */
+function what(line: OfficeStatementQuery['customerStatement']['lines'][number]): string {
+  if (line.kind === 'INVOICE') return `Invoice ${line.reference ?? ''}`.trim();
+  const how = [line.method ? METHOD[line.method] : null, line.reference].filter(Boolean).join(' ');
+  return `${line.kind === 'REVERSAL' ? 'Payment reversed' : 'Payment'}${how ? ` (${how})` : ''}`;
+}
+
+function Statement({ customerId, from, to }: { customerId: string; from: string; to: string }) {
   const answer = useGraphQL(OfficeStatementDocument, { customerId, from, to }, [customerId, from, to]);
   const statement = answer.data?.customerStatement;
   if (!statement) return <p role={answer.error ? 'alert' : 'status'} className={answer.error ? 'error' : 'loading'}>{answer.error ?? 'Loading the statement…'}</p>;
+  const c = statement.currency;
   return (
     <>
-      {answer.error && <p className="error">{answer.error}</p>}
+      {answer.error && <p role="alert" className="error">{answer.error}</p>}
+      <p className="statement-totals">
+        <span>Invoiced {money(statement.invoiced, c)}</span>
+        <span>Paid {money(statement.paid, c)}</span>
+      </p>
       <table className="list" data-testid="statement">
         <thead>
           <tr>
             <th scope="col">Date</th>
             <th scope="col">What</th>
-            <th scope="col">Charges</th>
-            <th scope="col">Payments</th>
-            <th scope="col">Balance</th>
+            <th scope="col" className="number">Charges</th>
+            <th scope="col" className="number">Payments</th>
+            <th scope="col" className="number">Balance</th>
           </tr>
         </thead>
         <tbody>
@@ -81,15 +95,15 @@ function Statement({ customerId, from, to, currency }: { customerId: string; fro
             <td>Balance brought forward</td>
             <td />
             <td />
-            <td className="number">{money(statement.openingBalance, currency)}</td>
+            <td className="number">{money(statement.openingBalance, c)}</td>
           </tr>
-          {statement.entries.map((e, i) => (
-            <tr key={i}>
-              <td>{calendarDay(e.date)}</td>
-              <td>{e.invoiceId ? <a href={href('invoice', e.invoiceId)}>{e.description}</a> : e.description}</td>
-              <td className="number">{e.amount > 0 ? money(e.amount, currency) : ''}</td>
-              <td className="number">{e.amount < 0 ? money(-e.amount, currency) : ''}</td>
-              <td className="number">{money(e.balance, currency)}</td>
+          {statement.lines.map((line, i) => (
+            <tr key={`${line.invoiceId ?? line.paymentId}-${i}`}>
+              <td>{calendarDay(line.date)}</td>
+              <td>{line.invoiceId && line.kind === 'INVOICE' ? <a href={href('invoice', line.invoiceId)}>{what(line)}</a> : what(line)}</td>
+              <td className="number">{line.amount > 0 ? money(line.amount, c) : ''}</td>
+              <td className="number">{line.amount < 0 ? money(-line.amount, c) : ''}</td>
+              <td className="number">{money(line.balance, c)}</td>
             </tr>
           ))}
         </tbody>
@@ -99,7 +113,7 @@ function Statement({ customerId, from, to, currency }: { customerId: string; fro
               Balance on {calendarDay(to)}
             </th>
             <td className="number" data-testid="statement-closing">
-              {money(statement.closingBalance, currency)}
+              {money(statement.closingBalance, c)}
             </td>
           </tr>
         </tfoot>
