@@ -6,16 +6,22 @@ import { useAppUpdate } from '../app-kit/app-update.js';
 import { UpdateNotice } from '../app-kit/components/update-notice.js';
 import { appUpdates } from './app-update.js';
 import { href, useRoute, type Route } from '../app-kit/route.js';
+import { AgingScreen } from './screens/aging.js';
+import { BillingScreen } from './screens/billing.js';
 import { BoardScreen } from './screens/board.js';
 import { BulkScreen } from './screens/bulk.js';
 import { ConflictsScreen } from './screens/conflicts.js';
 import { CustomerScreen } from './screens/customer.js';
 import { CustomersScreen } from './screens/customers.js';
 import { InventoryScreen } from './screens/inventory.js';
+import { InvoiceScreen } from './screens/invoice.js';
+import { InvoicesScreen } from './screens/invoices.js';
+import { PaymentScreen } from './screens/payment.js';
 import { QuoteScreen } from './screens/quote.js';
 import { QuotesScreen } from './screens/quotes.js';
 import { SettingsScreen } from './screens/settings.js';
 import { SignInScreen } from './screens/sign-in.js';
+import { StatementScreen } from './screens/statement.js';
 import { VisitScreen } from './screens/visit.js';
 import { closeSession, openSession, storedToken, whenSignedOut, type Session } from './session.js';
 
@@ -24,6 +30,7 @@ const SECTIONS = [
   ['board', 'Dispatch board'],
   ['customers', 'Customers'],
   ['quotes', 'Quotes'],
+  ['billing', 'Billing'],
   ['inventory', 'Inventory'],
   ['conflicts', 'Sync conflicts'],
   ['bulk', 'Bulk operations'],
@@ -112,8 +119,9 @@ function AppVersionNotice() {
   return <UpdateNotice ready={update.ready} apply={update.apply} status={status} device="computer" />;
 }
 
-/** A visit's page belongs to the board, a customer's to customers. */
-const sectionOf = (route: Route) => (route.screen === 'visit' ? 'board' : route.screen === 'customer' ? 'customers' : route.screen === 'quote' ? 'quotes' : route.screen);
+/** A visit's page belongs to the board, a customer's to customers, an invoice's (and the other billing screens) to billing. */
+const SECTION_OF: Record<string, string> = { visit: 'board', customer: 'customers', quote: 'quotes', invoice: 'billing', invoices: 'billing', aging: 'billing', statement: 'billing', payment: 'billing' };
+const sectionOf = (route: Route) => SECTION_OF[route.screen] ?? route.screen;
 
 function Screen({ route }: { route: Route }) {
   switch (route.screen) {
@@ -127,6 +135,18 @@ function Screen({ route }: { route: Route }) {
       return <QuotesScreen />;
     case 'quote':
       return <QuoteScreen id={route.id!} />;
+    case 'billing':
+      return <BillingScreen />;
+    case 'invoices':
+      return <InvoicesScreen />;
+    case 'invoice':
+      return <InvoiceScreen id={route.id!} />;
+    case 'aging':
+      return <AgingScreen />;
+    case 'statement':
+      return <StatementScreen customerId={route.id} />;
+    case 'payment':
+      return <PaymentScreen customerId={route.id} />;
     case 'inventory':
       return <InventoryScreen />;
     case 'conflicts':

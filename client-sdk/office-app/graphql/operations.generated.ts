@@ -58,6 +58,35 @@ export type QuoteStatus =
   | 'DECLINED'
   | 'EXPIRED';
 
+export type InvoiceStatus =
+  | 'DRAFT'
+  | 'OPEN'
+  | 'PAID'
+  | 'VOID';
+
+export type InvoiceOrigin =
+  | 'GENERATED'
+  | 'QUOTE'
+  | 'MANUAL';
+
+export type InvoiceLineSource =
+  | 'VISIT'
+  | 'STOCK_MOVEMENT'
+  | 'QUOTE_LINE'
+  | 'FLAT_RATE'
+  | 'MANUAL';
+
+export type PaymentKind =
+  | 'PAYMENT'
+  | 'REVERSAL';
+
+export type PaymentMethod =
+  | 'CASH'
+  | 'CHECK'
+  | 'CARD'
+  | 'ACH'
+  | 'OTHER';
+
 export type AddressInput = {
   street?: string | null | undefined;
   city?: string | null | undefined;
@@ -229,6 +258,14 @@ export type UpdateServiceInput = {
   chemistryVersion?: number | null | undefined;
 };
 
+export type BulkOperationStatus =
+  | 'QUEUED'
+  | 'RUNNING'
+  | 'SUCCEEDED'
+  | 'FAILED'
+  | 'CANCELLED'
+  | 'PARTIAL';
+
 export type MessageChannel =
   | 'EMAIL'
   | 'SMS';
@@ -255,6 +292,56 @@ export type UpdateWebhookEndpointInput = {
   description?: string | null | undefined;
   enabled?: boolean | null | undefined;
 };
+
+/** Every field given narrows the list. */
+export type InvoiceFilter = {
+  status?: InvoiceStatus | null | undefined;
+  customerId?: string | null | undefined;
+  /** OPEN and past its due date (today in the organization time zone); false: every other invoice. */
+  overdue?: boolean | null | undefined;
+  periodStart?: string | null | undefined;
+  accountingId?: string | null | undefined;
+};
+
+export type GenerateInvoicesInput = {
+  /** First day billed (organization time zone). */
+  periodStart: string;
+  /** Last day billed, included. */
+  periodEnd: string;
+  /** Only these customers; every customer when omitted. */
+  customerIds?: Array<string> | null | undefined;
+  idempotencyKey?: string | null | undefined;
+};
+
+export type FinalizeInvoicesInput = {
+  ids?: Array<string> | null | undefined;
+  all?: boolean | null | undefined;
+};
+
+export type RecordPaymentInput = {
+  /** Made by the caller (a payment taken offline keeps the id its device gave it); generated otherwise. */
+  id?: string | null | undefined;
+  customerId: string;
+  /** More than 0, at most the currency's decimals. */
+  amount: number;
+  /** The organization's currency (the default); any other is refused. */
+  currency?: string | null | undefined;
+  /** CARD records a card payment taken elsewhere: no payment processor is called. */
+  method: PaymentMethod;
+  reference?: string | null | undefined;
+  /** When the money was received (now by default). */
+  receivedAt?: string | null | undefined;
+  /** Invoices of the customer to pay first, in this order. */
+  invoiceIds?: Array<string> | null | undefined;
+  /** The payment's id at a payment processor, when one took it. */
+  paymentProcessorId?: string | null | undefined;
+  accountingId?: string | null | undefined;
+};
+
+export type StatementLineKind =
+  | 'INVOICE'
+  | 'PAYMENT'
+  | 'REVERSAL';
 
 export type OfficeLogoQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -498,6 +585,111 @@ export type OfficeRedeliverMutationVariables = Exact<{
 
 export type OfficeRedeliverMutation = { redeliverEvent: { eventId: string } };
 
+export type OfficeInvoiceRowFragment = { id: string, number: string | null, status: InvoiceStatus, origin: InvoiceOrigin, customerId: string, periodStart: string | null, periodEnd: string | null, currency: string, subtotal: number, tax: number, total: number, amountPaid: number, balanceDue: number, issueDate: string | null, dueDate: string | null, overdue: boolean, partlyPaid: boolean, sentAt: string | null, customer: { id: string, firstName: string | null, lastName: string } };
+
+export type OfficeInvoiceLineFragment = { id: string, position: number, sourceType: InvoiceLineSource, sourceId: string | null, serviceId: string | null, date: string | null, itemId: string | null, description: string, quantity: number, unitPrice: number, amount: number, taxRate: number };
+
+export type OfficeBulkProgressFragment = { id: string, kind: string, status: BulkOperationStatus, total: number, processed: number, succeeded: number, failed: number, skipped: number, resultUrl: string | null, createdAt: string, finishedAt: string | null, errors: Array<{ index: number | null, id: string | null, code: string, message: string }> };
+
+export type OfficeBulkOperationQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeBulkOperationQuery = { bulkOperation: { id: string, kind: string, status: BulkOperationStatus, total: number, processed: number, succeeded: number, failed: number, skipped: number, resultUrl: string | null, createdAt: string, finishedAt: string | null, errors: Array<{ index: number | null, id: string | null, code: string, message: string }> } };
+
+export type OfficeDraftsQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+}>;
+
+
+export type OfficeDraftsQuery = { infiniteInvoices: { edges: Array<{ node: { id: string, number: string | null, status: InvoiceStatus, origin: InvoiceOrigin, customerId: string, periodStart: string | null, periodEnd: string | null, currency: string, subtotal: number, tax: number, total: number, amountPaid: number, balanceDue: number, issueDate: string | null, dueDate: string | null, overdue: boolean, partlyPaid: boolean, sentAt: string | null, lines: Array<{ id: string, position: number, sourceType: InvoiceLineSource, sourceId: string | null, serviceId: string | null, date: string | null, itemId: string | null, description: string, quantity: number, unitPrice: number, amount: number, taxRate: number }>, customer: { id: string, firstName: string | null, lastName: string } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type OfficeInvoicesQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+  filter?: InvoiceFilter | null | undefined;
+}>;
+
+
+export type OfficeInvoicesQuery = { infiniteInvoices: { edges: Array<{ node: { id: string, number: string | null, status: InvoiceStatus, origin: InvoiceOrigin, customerId: string, periodStart: string | null, periodEnd: string | null, currency: string, subtotal: number, tax: number, total: number, amountPaid: number, balanceDue: number, issueDate: string | null, dueDate: string | null, overdue: boolean, partlyPaid: boolean, sentAt: string | null, customer: { id: string, firstName: string | null, lastName: string } } }>, pageInfo: { hasNextPage: boolean, endCursor: string | null } } };
+
+export type OfficeOpenInvoicesQueryVariables = Exact<{
+  customerId: string;
+}>;
+
+
+export type OfficeOpenInvoicesQuery = { infiniteInvoices: { edges: Array<{ node: { id: string, number: string | null, dueDate: string | null, balanceDue: number, currency: string } }> } };
+
+export type OfficeInvoiceQueryVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeInvoiceQuery = { invoice: { notes: string | null, voidedAt: string | null, voidReason: string | null, pdfUrl: string | null, id: string, number: string | null, status: InvoiceStatus, origin: InvoiceOrigin, customerId: string, periodStart: string | null, periodEnd: string | null, currency: string, subtotal: number, tax: number, total: number, amountPaid: number, balanceDue: number, issueDate: string | null, dueDate: string | null, overdue: boolean, partlyPaid: boolean, sentAt: string | null, lines: Array<{ id: string, position: number, sourceType: InvoiceLineSource, sourceId: string | null, serviceId: string | null, date: string | null, itemId: string | null, description: string, quantity: number, unitPrice: number, amount: number, taxRate: number }>, applications: Array<{ id: string, amount: number, appliedAt: string, payment: { id: string, kind: PaymentKind, method: PaymentMethod, reference: string | null } }>, customer: { id: string, firstName: string | null, lastName: string } } };
+
+export type OfficeGenerateInvoicesMutationVariables = Exact<{
+  input: GenerateInvoicesInput;
+}>;
+
+
+export type OfficeGenerateInvoicesMutation = { generateInvoices: { id: string, kind: string, status: BulkOperationStatus, total: number, processed: number, succeeded: number, failed: number, skipped: number, resultUrl: string | null, createdAt: string, finishedAt: string | null, errors: Array<{ index: number | null, id: string | null, code: string, message: string }> } };
+
+export type OfficeFinalizeInvoiceMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeFinalizeInvoiceMutation = { finalizeInvoice: { id: string, number: string | null, status: InvoiceStatus } };
+
+export type OfficeFinalizeInvoicesMutationVariables = Exact<{
+  input: FinalizeInvoicesInput;
+}>;
+
+
+export type OfficeFinalizeInvoicesMutation = { finalizeInvoices: Array<{ id: string, number: string | null, total: number, currency: string, sentAt: string | null }> };
+
+export type OfficeVoidInvoiceMutationVariables = Exact<{
+  id: string;
+  reason: string;
+}>;
+
+
+export type OfficeVoidInvoiceMutation = { voidInvoice: { id: string, status: InvoiceStatus } };
+
+export type OfficeCustomerBalanceQueryVariables = Exact<{
+  id?: string | null | undefined;
+}>;
+
+
+export type OfficeCustomerBalanceQuery = { infiniteCustomers: { edges: Array<{ node: { id: string, firstName: string | null, lastName: string, balanceDue: number | null, creditBalance: number | null } }> } };
+
+export type OfficeRecordPaymentMutationVariables = Exact<{
+  input: RecordPaymentInput;
+}>;
+
+
+export type OfficeRecordPaymentMutation = { recordPayment: { id: string, amount: number, unapplied: number, applications: Array<{ id: string, amount: number, invoice: { id: string, number: string | null } }> } };
+
+export type OfficeStatementQueryVariables = Exact<{
+  customerId: string;
+  from: string;
+  to: string;
+}>;
+
+
+export type OfficeStatementQuery = { customerStatement: { currency: string, openingBalance: number, invoiced: number, paid: number, closingBalance: number, lines: Array<{ date: string, kind: StatementLineKind, invoiceId: string | null, paymentId: string | null, reference: string | null, method: PaymentMethod | null, amount: number, balance: number }> } };
+
+export type OfficeAgingBucketsFragment = { current: number, days1to30: number, days31to60: number, days61to90: number, over90: number, total: number };
+
+export type OfficeAgingQueryVariables = Exact<{
+  asOf?: string | null | undefined;
+}>;
+
+
+export type OfficeAgingQuery = { receivablesAging: { asOf: string, currency: string, totals: { current: number, days1to30: number, days31to60: number, days61to90: number, over90: number, total: number }, customers: Array<{ customerName: string, customer: { id: string }, buckets: { current: number, days1to30: number, days31to60: number, days61to90: number, over90: number, total: number } }> } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -550,6 +742,80 @@ export const OfficeTargetsFragmentDoc = new TypedDocumentString(`
   }
 }
     `, {"fragmentName":"OfficeTargets"}) as unknown as TypedDocumentString<OfficeTargetsFragment, unknown>;
+export const OfficeInvoiceRowFragmentDoc = new TypedDocumentString(`
+    fragment OfficeInvoiceRow on Invoice {
+  id
+  number
+  status
+  origin
+  customerId
+  periodStart
+  periodEnd
+  currency
+  subtotal
+  tax
+  total
+  amountPaid
+  balanceDue
+  issueDate
+  dueDate
+  overdue
+  partlyPaid
+  sentAt
+  customer {
+    id
+    firstName
+    lastName
+  }
+}
+    `, {"fragmentName":"OfficeInvoiceRow"}) as unknown as TypedDocumentString<OfficeInvoiceRowFragment, unknown>;
+export const OfficeInvoiceLineFragmentDoc = new TypedDocumentString(`
+    fragment OfficeInvoiceLine on InvoiceLine {
+  id
+  position
+  sourceType
+  sourceId
+  serviceId
+  date
+  itemId
+  description
+  quantity
+  unitPrice
+  amount
+  taxRate
+}
+    `, {"fragmentName":"OfficeInvoiceLine"}) as unknown as TypedDocumentString<OfficeInvoiceLineFragment, unknown>;
+export const OfficeBulkProgressFragmentDoc = new TypedDocumentString(`
+    fragment OfficeBulkProgress on BulkOperation {
+  id
+  kind
+  status
+  total
+  processed
+  succeeded
+  failed
+  skipped
+  resultUrl
+  createdAt
+  finishedAt
+  errors {
+    index
+    id
+    code
+    message
+  }
+}
+    `, {"fragmentName":"OfficeBulkProgress"}) as unknown as TypedDocumentString<OfficeBulkProgressFragment, unknown>;
+export const OfficeAgingBucketsFragmentDoc = new TypedDocumentString(`
+    fragment OfficeAgingBuckets on AgingBuckets {
+  current
+  days1to30
+  days31to60
+  days61to90
+  over90
+  total
+}
+    `, {"fragmentName":"OfficeAgingBuckets"}) as unknown as TypedDocumentString<OfficeAgingBucketsFragment, unknown>;
 export const OfficeLogoDocument = new TypedDocumentString(`
     query OfficeLogo {
   organization {
@@ -1157,3 +1423,334 @@ export const OfficeRedeliverDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OfficeRedeliverMutation, OfficeRedeliverMutationVariables>;
+export const OfficeBulkOperationDocument = new TypedDocumentString(`
+    query OfficeBulkOperation($id: ID!) {
+  bulkOperation(id: $id) {
+    ...OfficeBulkProgress
+  }
+}
+    fragment OfficeBulkProgress on BulkOperation {
+  id
+  kind
+  status
+  total
+  processed
+  succeeded
+  failed
+  skipped
+  resultUrl
+  createdAt
+  finishedAt
+  errors {
+    index
+    id
+    code
+    message
+  }
+}`) as unknown as TypedDocumentString<OfficeBulkOperationQuery, OfficeBulkOperationQueryVariables>;
+export const OfficeDraftsDocument = new TypedDocumentString(`
+    query OfficeDrafts($first: Int!, $after: String) {
+  infiniteInvoices(first: $first, after: $after, filter: {status: DRAFT}) {
+    edges {
+      node {
+        ...OfficeInvoiceRow
+        lines {
+          ...OfficeInvoiceLine
+        }
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment OfficeInvoiceRow on Invoice {
+  id
+  number
+  status
+  origin
+  customerId
+  periodStart
+  periodEnd
+  currency
+  subtotal
+  tax
+  total
+  amountPaid
+  balanceDue
+  issueDate
+  dueDate
+  overdue
+  partlyPaid
+  sentAt
+  customer {
+    id
+    firstName
+    lastName
+  }
+}
+fragment OfficeInvoiceLine on InvoiceLine {
+  id
+  position
+  sourceType
+  sourceId
+  serviceId
+  date
+  itemId
+  description
+  quantity
+  unitPrice
+  amount
+  taxRate
+}`) as unknown as TypedDocumentString<OfficeDraftsQuery, OfficeDraftsQueryVariables>;
+export const OfficeInvoicesDocument = new TypedDocumentString(`
+    query OfficeInvoices($first: Int!, $after: String, $filter: InvoiceFilter) {
+  infiniteInvoices(first: $first, after: $after, filter: $filter) {
+    edges {
+      node {
+        ...OfficeInvoiceRow
+      }
+    }
+    pageInfo {
+      hasNextPage
+      endCursor
+    }
+  }
+}
+    fragment OfficeInvoiceRow on Invoice {
+  id
+  number
+  status
+  origin
+  customerId
+  periodStart
+  periodEnd
+  currency
+  subtotal
+  tax
+  total
+  amountPaid
+  balanceDue
+  issueDate
+  dueDate
+  overdue
+  partlyPaid
+  sentAt
+  customer {
+    id
+    firstName
+    lastName
+  }
+}`) as unknown as TypedDocumentString<OfficeInvoicesQuery, OfficeInvoicesQueryVariables>;
+export const OfficeOpenInvoicesDocument = new TypedDocumentString(`
+    query OfficeOpenInvoices($customerId: ID!) {
+  infiniteInvoices(first: 100, filter: {status: OPEN, customerId: $customerId}) {
+    edges {
+      node {
+        id
+        number
+        dueDate
+        balanceDue
+        currency
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeOpenInvoicesQuery, OfficeOpenInvoicesQueryVariables>;
+export const OfficeInvoiceDocument = new TypedDocumentString(`
+    query OfficeInvoice($id: ID!) {
+  invoice(selector: {id: $id}) {
+    ...OfficeInvoiceRow
+    notes
+    voidedAt
+    voidReason
+    pdfUrl
+    lines {
+      ...OfficeInvoiceLine
+    }
+    applications {
+      id
+      amount
+      appliedAt
+      payment {
+        id
+        kind
+        method
+        reference
+      }
+    }
+  }
+}
+    fragment OfficeInvoiceRow on Invoice {
+  id
+  number
+  status
+  origin
+  customerId
+  periodStart
+  periodEnd
+  currency
+  subtotal
+  tax
+  total
+  amountPaid
+  balanceDue
+  issueDate
+  dueDate
+  overdue
+  partlyPaid
+  sentAt
+  customer {
+    id
+    firstName
+    lastName
+  }
+}
+fragment OfficeInvoiceLine on InvoiceLine {
+  id
+  position
+  sourceType
+  sourceId
+  serviceId
+  date
+  itemId
+  description
+  quantity
+  unitPrice
+  amount
+  taxRate
+}`) as unknown as TypedDocumentString<OfficeInvoiceQuery, OfficeInvoiceQueryVariables>;
+export const OfficeGenerateInvoicesDocument = new TypedDocumentString(`
+    mutation OfficeGenerateInvoices($input: GenerateInvoicesInput!) {
+  generateInvoices(input: $input) {
+    ...OfficeBulkProgress
+  }
+}
+    fragment OfficeBulkProgress on BulkOperation {
+  id
+  kind
+  status
+  total
+  processed
+  succeeded
+  failed
+  skipped
+  resultUrl
+  createdAt
+  finishedAt
+  errors {
+    index
+    id
+    code
+    message
+  }
+}`) as unknown as TypedDocumentString<OfficeGenerateInvoicesMutation, OfficeGenerateInvoicesMutationVariables>;
+export const OfficeFinalizeInvoiceDocument = new TypedDocumentString(`
+    mutation OfficeFinalizeInvoice($id: ID!) {
+  finalizeInvoice(id: $id) {
+    id
+    number
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeFinalizeInvoiceMutation, OfficeFinalizeInvoiceMutationVariables>;
+export const OfficeFinalizeInvoicesDocument = new TypedDocumentString(`
+    mutation OfficeFinalizeInvoices($input: FinalizeInvoicesInput!) {
+  finalizeInvoices(input: $input) {
+    id
+    number
+    total
+    currency
+    sentAt
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeFinalizeInvoicesMutation, OfficeFinalizeInvoicesMutationVariables>;
+export const OfficeVoidInvoiceDocument = new TypedDocumentString(`
+    mutation OfficeVoidInvoice($id: ID!, $reason: String!) {
+  voidInvoice(id: $id, reason: $reason) {
+    id
+    status
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeVoidInvoiceMutation, OfficeVoidInvoiceMutationVariables>;
+export const OfficeCustomerBalanceDocument = new TypedDocumentString(`
+    query OfficeCustomerBalance($id: ID) {
+  infiniteCustomers(first: 1, selector: {filters: {id: {eq: $id}}}) {
+    edges {
+      node {
+        id
+        firstName
+        lastName
+        balanceDue
+        creditBalance
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeCustomerBalanceQuery, OfficeCustomerBalanceQueryVariables>;
+export const OfficeRecordPaymentDocument = new TypedDocumentString(`
+    mutation OfficeRecordPayment($input: RecordPaymentInput!) {
+  recordPayment(input: $input) {
+    id
+    amount
+    unapplied
+    applications {
+      id
+      amount
+      invoice {
+        id
+        number
+      }
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeRecordPaymentMutation, OfficeRecordPaymentMutationVariables>;
+export const OfficeStatementDocument = new TypedDocumentString(`
+    query OfficeStatement($customerId: ID!, $from: Date!, $to: Date!) {
+  customerStatement(customerId: $customerId, from: $from, to: $to) {
+    currency
+    openingBalance
+    invoiced
+    paid
+    closingBalance
+    lines {
+      date
+      kind
+      invoiceId
+      paymentId
+      reference
+      method
+      amount
+      balance
+    }
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeStatementQuery, OfficeStatementQueryVariables>;
+export const OfficeAgingDocument = new TypedDocumentString(`
+    query OfficeAging($asOf: Date) {
+  receivablesAging(asOf: $asOf) {
+    asOf
+    currency
+    totals {
+      ...OfficeAgingBuckets
+    }
+    customers {
+      customerName
+      customer {
+        id
+      }
+      buckets {
+        ...OfficeAgingBuckets
+      }
+    }
+  }
+}
+    fragment OfficeAgingBuckets on AgingBuckets {
+  current
+  days1to30
+  days31to60
+  days61to90
+  over90
+  total
+}`) as unknown as TypedDocumentString<OfficeAgingQuery, OfficeAgingQueryVariables>;

@@ -5,6 +5,7 @@ import { customerAddress, customerName, dateTime, money, readingsOf, visitStatus
 import { OfficeCustomerQuotedDocument } from '../graphql/operations.generated.js';
 import { useDoc, useGraphQL } from '../../app-kit/hooks.js';
 import { useCustomerHistory } from '../customer-history.js';
+import { CustomerBilling } from '../components/customer-billing.js';
 import { href } from '../../app-kit/route.js';
 
 /**
@@ -46,6 +47,8 @@ export function CustomerScreen({ id }: { id: string }) {
             <dt>Gate code</dt>
             <dd>{customer.pool?.gateCode ?? '—'}</dd>
           </dl>
+          <h2>Billing</h2>
+          <CustomerBilling id={id} />
           <h2>Bodies of water</h2>
           {!customer.bodiesOfWater?.length ? (
             <p>None recorded.</p>
