@@ -126,18 +126,6 @@ export function jsonArrayBytes(items: readonly string[]): Buffer {
   return out;
 }
 
-/**
- * Takes the organization's change-feed lock now, for the rest of the transaction: the lock every
- * write of the organization takes anyway (the trigger), taken before reading instead of at the
- * first write. A sync push reads what it merges against (current rows, receipts of applied
- * changes) and must not read it while another push of the organization is still writing: a
- * device's retry arriving while its first attempt was still in its transaction would otherwise
- * see neither the document nor the receipt, and insert the document a second time.
- */
-export async function lockOrganizationFeed(tx: Queryable, orgId: string): Promise<void> {
-  await tx.query(`select pg_advisory_xact_lock(hashtextextended('change-feed:' || $1, 0))`, [orgId]);
-}
-
 /** Current rows (tombstones included) of the given ids, locked for a merge in this transaction. */
 export async function lockDocuments<T>(
   tx: Queryable,

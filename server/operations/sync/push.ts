@@ -1,15 +1,15 @@
 import { errors, isAppError, PushCheckpoint, withNullsLeftOut } from '../../../shared/index.js';
-import { lockDocuments, lockOrganizationFeed, setDeleted } from '../../storage/table-feed.js';
+import { lockDocuments, setDeleted } from '../../storage/table-feed.js';
 import type { Queryable } from '../../storage/db.js';
 import { inSavepoint } from '../../storage/savepoints.js';
 import { leaveAgain } from '../../storage/scope-entries.js';
 import { quarantine } from '../../storage/sync-log.js';
-import { appliedChanges, recordChanges } from '../../storage/sync-receipts.js';
+import { startPush } from '../../storage/sync-receipts.js';
 import type { OperationContext } from '../context.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../input.js';
 import { syncCollection, type SyncCollection } from './collections.js';
-import { deviceFeed, type DeviceFeed } from './device-feed.js';
+import { deviceFeed } from './device-feed.js';
 import { parseDocument } from './pushed-documents.js';
 import { applyLedgerEntry } from './ledger-push.js';
 import { deviceCopyDiffers, differsForDevice, mergeDocument, sameValue } from './merge.js';
@@ -82,10 +82,10 @@ async function applyBatch({ ctx, tx, collection, rows, problems, since, careful 
   const orgId = ctx.viewer.orgId;
   const feed = deviceFeed(ctx.viewer, collection);
   const sound = rows.filter((r) => !problems.has(r));
-  await lockOrganizationFeed(tx, orgId);
-  const head = since === undefined ? null : await feed.head(tx);
+  // The organization's feed lock first, then everything read (receipts, documents) is read behind it.
+  const applied = await startPush(tx, orgId, mentionedChangeIds(sound), sound.flatMap((r) => (r.changeId ? [r.changeId] : [])));
   const masters = await lockDocuments<Doc>(tx, collection.table, orgId, [...new Set(rows.map(rowId).filter(canLookUp))]);
-  const run: PushRun = { ctx, tx, collection, masters, applied: await appliedChanges(tx, orgId, mentionedChangeIds(sound)), refs: new References(tx, orgId) };
+  const run: PushRun = { ctx, tx, collection, masters, applied, refs: new References(tx, orgId) };
   for (const ref of collection.references) await run.refs.prefetch(ref.table, sound.map((r) => r.newDocumentState[ref.field]));
 
   const results: RowResult[] = [];
@@ -123,25 +123,31 @@ async function applyBatch({ ctx, tx, collection, rows, problems, since, careful 
   }
   settle(await writes.flush(run));
   await logClashes(ctx, tx, collection, results.flatMap((r) => (r.clashes ?? []).map((clash) => ({ documentId: r.id, clash }))));
-  await recordChanges(tx, orgId, sound.flatMap((r) => (r.changeId && !run.applied.has(r.changeId) ? [r.changeId] : [])));
-  if (feed.audience) await leaveAgain(tx, orgId, feed.audience, collection.name, collection.resource.table, sound.map(rowId));
   const { holding, ...outcome } = foldResults(results);
-  const headBefore = head !== null && head === since ? head : null;
-  return { ...outcome, checkpoint: await checkpointPastOwnWrites(run, feed, headBefore, holding) };
+  const after = since === undefined ? null : await feed.entriesAfter(tx, since, holding.size + 1);
+  let checkpoint = after && checkpointPastOwnWrites(after, since!, holding);
+  if (feed.audience) {
+    // A row the feed shows held after the push needs no departure: only the others are looked up.
+    const held = new Set((after ?? []).filter((e) => e.present).map((e) => e.id));
+    const left = await leaveAgain(tx, orgId, feed.audience, collection.name, collection.resource.table, sound.map(rowId).filter((id) => !held.has(id)));
+    if (left.length) checkpoint = null; // the departures must be pulled
+  }
+  return { ...outcome, checkpoint };
 }
 
 /**
- * The position in the device's feed after this push's writes, if the device that sent its
- * checkpoint (the head when the lock was taken) will hold every row changed since as stored; else
- * null. Still under the organization's feed lock, so nothing else has written meanwhile. Rows
- * written another way (a deletion, a stock movement's levels) or by a hook are not `holding`, and a
- * row that left the device's scope must reach it as a departure: then null.
+ * The position in the device's feed after this push's writes, when everything the feed holds past
+ * the device's checkpoint is a row the device will hold as stored once it adopts the answer; else
+ * null. Read at the end of the push, still under the organization's feed lock, so nothing else
+ * writes meanwhile. An entry another writer moved before the lock is past the checkpoint too: if
+ * its row is not one this push wrote (and so answered), the device has not seen it, and there is
+ * no header; if it is, the push's own write moved the entry again, and the answer carries the row
+ * as stored. Rows written another way (a deletion, a stock movement's levels) or by a hook are not
+ * `holding`, and a departure is not held: then null.
  */
-async function checkpointPastOwnWrites(run: PushRun, feed: DeviceFeed, headBefore: number | null, holding: ReadonlySet<string>): Promise<{ seq: number } | null> {
-  if (headBefore === null) return null;
-  const changed = await feed.entriesAfter(run.tx, headBefore, holding.size + 1);
-  if (!changed.every((row) => row.present && holding.has(row.id))) return null;
-  return { seq: changed.at(-1)?.seq ?? headBefore };
+function checkpointPastOwnWrites(after: readonly { id: string; seq: number; present: boolean }[], since: number, holding: ReadonlySet<string>): { seq: number } | null {
+  if (!after.every((row) => row.present && holding.has(row.id))) return null;
+  return { seq: after.at(-1)?.seq ?? since };
 }
 
 /** A change applied before (its answer was lost): nothing is written; the device hears the state again. */
