@@ -36,6 +36,7 @@ import { bulkRoutes } from './transports/rest/bulk.js';
 import { phoneSignInRoute } from './transports/rest/phone-sign-in.js';
 import type { LiveFanout } from './operations/sync/live-fanout.js';
 import { STRICT_POLICY, type WebhookPolicy } from './operations/events/endpoints.js';
+import type { ServerWarning } from './operations/store-capacity.js';
 
 export interface AppDeps {
   db: Database;
@@ -59,6 +60,8 @@ export interface AppDeps {
   /** Called when a bulk operation was queued (the worker looks for work at once). */
   bulkStarted?: () => void;
   logger: Logger;
+  /** What /readyz lists under `warnings` (things to act on that leave the server ready); none unless given. */
+  warnings?: () => ServerWarning[];
 }
 
 /** Readiness is flipped off at shutdown so a load balancer stops sending new requests. */
@@ -75,7 +78,7 @@ export interface Lifecycle {
  *   const { app } = createApp({ db, config, logger })
  *   app.listen(0, '127.0.0.1')
  */
-export function createApp({ db, blobs, links, config, feed, bulkStarted, logger, bundles = {}, clock }: AppDeps): { app: Express; lifecycle: Lifecycle } {
+export function createApp({ db, blobs, links, config, feed, bulkStarted, logger, bundles = {}, clock, warnings = () => [] }: AppDeps): { app: Express; lifecycle: Lifecycle } {
   const app = express();
   const metrics = createMetrics({ db, feed });
   const budgets = requestBudgets(db, { api: config.http.rateLimitPerMinute, sync: config.http.syncRateLimitPerMinute });
@@ -97,7 +100,7 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger,
   app.use(requestLogger(logger));
   app.use(securityHeaders({ publicUrl: config.files.publicUrl }));
   useHttpEdge(app, config.http, metrics);
-  app.use(healthRoutes(db, lifecycle));
+  app.use(healthRoutes(db, lifecycle, warnings));
   app.use(metricsRoute(metrics, config.http.metricsToken, throttle.gate('metrics token')));
   app.use(frontPageRoutes());
   app.use(officeAppRoutes(bundles.office));
@@ -130,8 +133,8 @@ function useHttpEdge(app: Express, http: HttpConfig, metrics: Metrics): void {
   app.use(exceptLongLived(answerWithin(http.requestTimeoutMs)));
 }
 
-/** Liveness, and readiness (false while shutting down or without a database), with whether writes are synced to disk. */
-function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
+/** Liveness, and readiness (false while shutting down or without a database), with whether writes are synced to disk and the operator's warnings. */
+function healthRoutes(db: Database, lifecycle: Lifecycle, warnings: () => ServerWarning[]): express.Router {
   const router = express.Router();
   router.get('/healthz', (_req, res) => {
     res.json({ status: 'ok' });
@@ -139,8 +142,9 @@ function healthRoutes(db: Database, lifecycle: Lifecycle): express.Router {
   router.get('/readyz', async (_req, res) => {
     const dbOk = await storeAnswers(db);
     const ready = lifecycle.ready && dbOk;
-    // Durability warnings are details, not unreadiness: the store works, an OS crash could lose writes.
-    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk, durability: db.durability });
+    // Durability and capacity warnings are details, not unreadiness: the store works (an OS crash
+    // could lose writes; a morning's syncs are slow), and a balancer must not stop sending requests.
+    res.status(ready ? 200 : 503).json({ status: ready ? 'ready' : 'unavailable', database: dbOk, durability: db.durability, warnings: warnings() });
   });
   return router;
 }

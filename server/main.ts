@@ -13,6 +13,7 @@ import { startReceiptPruning } from './jobs/receipt-pruner.js';
 import { startScopeAgeing } from './jobs/scope-ageing.js';
 import { startStatisticsKeeper } from './jobs/statistics-keeper.js';
 import { startEventPruning } from './jobs/event-pruner.js';
+import { startCapacityCheck } from './jobs/capacity-check.js';
 import { WebhookWorker } from './jobs/webhook-worker.js';
 import { seedDemoOrganization } from './seed.js';
 import type { BlobStore } from './storage/blobs.js';
@@ -33,6 +34,7 @@ async function main(): Promise<void> {
   const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, unsafeNoFsync: config.unsafeNoFsync, statementTimeoutMs: config.http.requestTimeoutMs, syncWindowDays: config.sync.serviceWindowDays, officeWindowDays: config.sync.officeWindowDays });
   const engine = config.databaseUrl ? 'postgres' : `pglite (${config.dataDir})`;
   for (const warning of db.durability.warnings) logger.warn({ durability: false }, warning);
+  const capacity = await startCapacityCheck(db, { capacity: config.embeddedStore, windowDays: config.sync.serviceWindowDays, tokenIdleDays: config.auth.tokenIdleDays }, logger);
   const blobs = await openBlobStore(config.files, config.dataDir, db, { syncToDisk: !config.unsafeNoFsync }).catch(async (error: unknown) => {
     await db.close();
     throw error;
@@ -58,7 +60,7 @@ async function main(): Promise<void> {
   const stopAgeing = startScopeAgeing(db, logger);
   const stopStatistics = startStatisticsKeeper(db, logger);
   const stopEventPruning = startEventPruning(db, logger);
-  const { app, lifecycle } = createApp({ db, blobs, links, config, feed, logger, bulkStarted: () => worker.poke() });
+  const { app, lifecycle } = createApp({ db, blobs, links, config, feed, logger, bulkStarted: () => worker.poke(), warnings: capacity.warnings });
   const server = app.listen(config.port, config.host);
   // Before announcing the address: a signal right after it must already shut down gracefully.
   onShutdownSignal(() => {
@@ -66,6 +68,7 @@ async function main(): Promise<void> {
     stopAgeing();
     stopStatistics();
     stopEventPruning();
+    capacity.stop();
     return shutdown({ server, db, feed, workers: [worker, reports, invoiceEmails, webhooks], lifecycle, config, logger });
   });
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
