@@ -126,6 +126,16 @@ export function jsonArrayBytes(items: readonly string[]): Buffer {
   return out;
 }
 
+/**
+ * Takes the organization's change-feed lock now, for the rest of the transaction: the lock every
+ * write of the organization takes anyway (at its first row), taken before reading. A sync push takes
+ * it in sync_push_start; the payments ledger takes it before its own customer lock, so the two
+ * locks are always taken in the same order.
+ */
+export async function lockOrganizationFeed(tx: Queryable, orgId: string): Promise<void> {
+  await tx.query(`select pg_advisory_xact_lock(hashtextextended('change-feed:' || $1, 0))`, [orgId]);
+}
+
 /** Current rows (tombstones included) of the given ids, locked for a merge in this transaction. */
 export async function lockDocuments<T>(
   tx: Queryable,
