@@ -3,6 +3,7 @@ import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
 import { recordTable } from './records.js';
+import { lockOrganizationFeed } from './table-feed.js';
 
 /**
  * The payments ledger (migration 0022): payments and their applications to invoices, append-only
@@ -30,6 +31,10 @@ export async function invoicesByIds(q: Queryable, orgId: string, ids: readonly s
  * credit. A transaction-scoped advisory lock, so nothing else of the customer's row is blocked.
  */
 export async function lockCustomerLedger(tx: Queryable, orgId: string, customerId: string): Promise<void> {
+  // The organization's feed lock first, which every write takes at its first row and a sync push
+  // before anything else: taken after the customer's, an office payment and a device's push of one
+  // customer's payments could each hold the lock the other waits for.
+  await lockOrganizationFeed(tx, orgId);
   await tx.query(`select pg_advisory_xact_lock(hashtextextended('payments:' || $1 || ':' || $2, 0))`, [orgId, customerId]);
 }
 
