@@ -1,4 +1,4 @@
-import { paymentApplicationResource, paymentResource, type Payment, type PaymentApplication } from '../../shared/index.js';
+import { invoiceResource, paymentApplicationResource, paymentResource, type Invoice, type Payment, type PaymentApplication } from '../../shared/index.js';
 import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
@@ -16,6 +16,14 @@ import { lockOrganizationFeed } from './table-feed.js';
  */
 export const payments = recordTable(paymentResource);
 export const paymentApplications = recordTable(paymentApplicationResource);
+const invoiceRecords = recordTable(invoiceResource);
+
+/** The invoices applications name, as records (an application's `invoice`). */
+export async function invoicesByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Invoice[]> {
+  if (!ids.length) return [];
+  const { rows } = await q.query(`select ${invoiceRecords.selectList(undefined, '$1')} from invoices where org_id = $1 and id = any($2::text[])`, [orgId, ids]);
+  return rows.map(invoiceRecords.toRecord);
+}
 
 /**
  * Serializes the ledger work of one customer (recording, applying credit, reversing) until the
@@ -53,17 +61,31 @@ export async function lockInvoicesByIds(tx: Queryable, orgId: string, ids: reado
 
 /**
  * The customer's invoices still owed in the currency, oldest first: by due date, then issue date
- * (then number, for a stable order), locked for the application.
+ * (then number, for a stable order). Locked in id order, the order every locker of several
+ * invoices takes them in, so two never wait on each other.
  */
 export async function lockOpenInvoices(tx: Queryable, orgId: string, customerId: string, currency: string): Promise<PayableInvoice[]> {
-  const { rows } = await tx.query<PayableInvoice>(
-    `select ${PAYABLE_COLUMNS} from invoices
+  const { rows } = await tx.query<PayableInvoice & { dueDate: string | null; issueDate: string | null; number: string | null }>(
+    `select ${PAYABLE_COLUMNS}, due_date as "dueDate", issue_date as "issueDate", number from invoices
       where org_id = $1 and customer_id = $2 and currency = $3 and status = 'OPEN' and balance_due > 0
-      order by due_date nulls last, issue_date nulls last, number, id
+      order by id
       for update`,
     [orgId, customerId, currency],
   );
-  return rows;
+  const key = (i: (typeof rows)[number]) => [i.dueDate ?? '9999-12-31', i.issueDate ?? '9999-12-31', i.number ?? '', i.id];
+  const oldestFirst = rows.sort((a, b) => compareKeys(key(a), key(b)));
+  return oldestFirst.map(({ id, customerId: customer, status, currency: code, balanceMinor }) => ({ id, customerId: customer, status, currency: code, balanceMinor }));
+}
+
+function compareKeys(a: readonly string[], b: readonly string[]): number {
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return a[i]! < b[i]! ? -1 : 1;
+  return 0;
+}
+
+/** One invoice as it is, not locked (null: not in the organization). */
+export async function payableInvoice(q: Queryable, orgId: string, id: string): Promise<PayableInvoice | null> {
+  const { rows } = await q.query<PayableInvoice>(`select ${PAYABLE_COLUMNS} from invoices where org_id = $1 and id = $2`, [orgId, id]);
+  return rows[0] ?? null;
 }
 
 /** One invoice, locked (null: not in the organization). */

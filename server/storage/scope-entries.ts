@@ -138,12 +138,3 @@ export async function leaveAgain(tx: Queryable, orgId: string, audience: string,
   if (rows.length) await tx.query(`select pg_notify('pool_changes', $1)`, [`${orgId} ${table}`]);
   return rows.map((r) => r.id);
 }
-
-/** Whether the audience's device holds the row now (an entry present in its feed). */
-export async function holdsRow(q: Queryable, orgId: string, audience: string, collection: string, rowId: string): Promise<boolean> {
-  const { rows } = await q.query(
-    'select 1 from scope_rows where org_id = $1 and audience = $2 and collection = $3 and row_id = $4 and present',
-    [orgId, audience, collection, rowId],
-  );
-  return rows.length > 0;
-}

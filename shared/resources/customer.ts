@@ -67,6 +67,7 @@ export const customerResource = defineResource({
   relations: {
     quotedPrices: '[CustomerQuotedPriceEntity]',
     creditBalance: 'Float',
+    balanceDue: 'Float',
     nextScheduledApt: 'Appointment',
   },
   fields: {

@@ -19,12 +19,13 @@ import {
   lockInvoice,
   lockInvoicesByIds,
   lockOpenInvoices,
+  payableInvoice,
   payments,
   paymentsWithCredit,
   reversalOf,
   type PayableInvoice,
 } from '../../storage/payments.js';
-import { holdsRow } from '../../storage/scope-entries.js';
+import { heldCustomers } from '../../storage/receivables.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../input.js';
@@ -178,7 +179,7 @@ async function requirePayableCustomer(tx: Queryable, ctx: OperationContext, cust
  */
 export async function requireServedBy(q: Queryable, ctx: OperationContext, customerId: string): Promise<void> {
   if (ctx.viewer.role !== 'TECHNICIAN') return;
-  if (!(await holdsRow(q, ctx.viewer.orgId, ctx.viewer.userId, 'customers', customerId))) {
+  if (!(await heldCustomers(q, ctx.viewer.orgId, ctx.viewer.userId, [customerId])).has(customerId)) {
     throw errors.forbidden(`A technician may take payments only from its own customers; customer ${customerId} is not one of them`);
   }
 }
@@ -203,6 +204,18 @@ async function requireNamedInvoices(tx: Queryable, orgId: string, input: ParsedP
   return out;
 }
 
+let applicationCount = 0;
+
+/**
+ * An application's id, in the order they are made: the applications of one transaction share its
+ * created_at, and are read back in id order after it (a reversal lists its lines in the order of
+ * what it reverses). Milliseconds, then this process's count, then randomness against other processes.
+ */
+function applicationId(): string {
+  applicationCount = (applicationCount + 1) % 36 ** 6;
+  return `${Date.now().toString(36).padStart(9, '0')}${applicationCount.toString(36).padStart(6, '0')}-${newId()}`;
+}
+
 /** Applies up to `amountMinor` to the invoices in order, each up to its balance; returns what is left. */
 async function applyInOrder(
   tx: Queryable,
@@ -217,7 +230,7 @@ async function applyInOrder(
     if (left <= 0) break;
     const part = Math.min(left, invoice.balanceMinor);
     if (part <= 0) continue;
-    await appendApplication(tx, orgId, { id: newId(), paymentId, invoiceId: invoice.id, amountMinor: part, appliedAt });
+    await appendApplication(tx, orgId, { id: applicationId(), paymentId, invoiceId: invoice.id, amountMinor: part, appliedAt });
     left -= part;
   }
   return left;
@@ -231,7 +244,8 @@ async function applyInOrder(
  */
 export async function applyCreditTo(tx: Queryable, ctx: OperationContext, invoiceId: string): Promise<number> {
   const orgId = ctx.viewer.orgId;
-  const before = await lockInvoice(tx, orgId, invoiceId);
+  // The ledger's lock first, then the invoice's, the order recording a payment takes them in.
+  const before = await payableInvoice(tx, orgId, invoiceId);
   if (!before) throw errors.notFound('Invoice', invoiceId);
   await lockCustomerLedger(tx, orgId, before.customerId);
   const invoice = (await lockInvoice(tx, orgId, invoiceId))!;
@@ -241,7 +255,7 @@ export async function applyCreditTo(tx: Queryable, ctx: OperationContext, invoic
   for (const credit of await paymentsWithCredit(tx, orgId, invoice.customerId, invoice.currency)) {
     if (left <= 0) break;
     const part = Math.min(left, credit.unappliedMinor);
-    await appendApplication(tx, orgId, { id: newId(), paymentId: credit.id, invoiceId, amountMinor: part, appliedAt });
+    await appendApplication(tx, orgId, { id: applicationId(), paymentId: credit.id, invoiceId, amountMinor: part, appliedAt });
     left -= part;
   }
   return fromMinor(invoice.balanceMinor - left, invoice.currency);
@@ -285,7 +299,7 @@ export async function reversePayment(ctx: OperationContext, id: string, reason: 
     const applications = await applicationsOfPayment(tx, orgId, payment.id);
     await lockInvoicesByIds(tx, orgId, applications.map((a) => a.invoiceId));
     for (const a of applications) {
-      await appendApplication(tx, orgId, { id: newId(), paymentId: reversal.id, invoiceId: a.invoiceId, amountMinor: -a.amountMinor, appliedAt: now });
+      await appendApplication(tx, orgId, { id: applicationId(), paymentId: reversal.id, invoiceId: a.invoiceId, amountMinor: -a.amountMinor, appliedAt: now });
     }
     return reversal;
   });

@@ -9,6 +9,7 @@ import * as events from './modules/events.js';
 import * as inventory from './modules/inventory.js';
 import * as lists from './modules/lists.js';
 import * as organization from './modules/organization.js';
+import * as payments from './modules/payments.js';
 import * as phones from './modules/phones.js';
 import * as quotes from './modules/quotes.js';
 import * as reports from './modules/reports.js';
@@ -21,7 +22,7 @@ import { DateScalar, DateTimeScalar, JSONScalar } from './scalars.js';
  * The executable schema: the types derived from shared/ plus each module's operations.
  * Modules declare `type Query` / `type Mutation`; makeExecutableSchema merges them.
  */
-const modules = [lists, organization, phones, catalog, customers, quotes, inventory, services, chemistry, sync, bulk, reports, events];
+const modules = [lists, organization, phones, catalog, customers, quotes, inventory, services, chemistry, sync, bulk, reports, events, payments];
 
 export function buildGraphQLSchema(): GraphQLSchema {
   const schema = makeExecutableSchema({

@@ -656,6 +656,7 @@ export type Customer = {
   customFields?: Maybe<Scalars['JSON']['output']>;
   quotedPrices?: Maybe<Array<Maybe<CustomerQuotedPriceEntity>>>;
   creditBalance?: Maybe<Scalars['Float']['output']>;
+  balanceDue?: Maybe<Scalars['Float']['output']>;
   nextScheduledApt?: Maybe<Appointment>;
 };
 
@@ -1080,6 +1081,14 @@ export type Query = {
   webhookEndpoints: Array<WebhookEndpoint>;
   /** Every attempt to deliver an event to an endpoint, newest first (ADMIN). first at most 100. */
   infiniteWebhookDeliveries: WebhookDeliveryConnection;
+  /** Payments and reversals, newest received first. first at most 100. ADMIN, OFFICE, API. */
+  infinitePayments: PaymentConnection;
+  /** One payment (a TECHNICIAN: of its own customers). */
+  payment: Payment;
+  /** A customer's invoices and payments between two days (both included) with the running balance. ADMIN, OFFICE, API. */
+  customerStatement: CustomerStatement;
+  /** What customers owed on a day (today by default), by days past due. ADMIN, OFFICE, API. */
+  receivablesAging: ReceivablesAging;
 };
 
 
@@ -1208,6 +1217,30 @@ export type QueryinfiniteWebhookDeliveriesArgs = {
   filter?: InputMaybe<WebhookDeliveryFilter>;
 };
 
+
+export type QueryinfinitePaymentsArgs = {
+  first: Scalars['Int']['input'];
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<PaymentFilter>;
+};
+
+
+export type QuerypaymentArgs = {
+  selector: PaymentSelector;
+};
+
+
+export type QuerycustomerStatementArgs = {
+  customerId: Scalars['ID']['input'];
+  from: Scalars['Date']['input'];
+  to: Scalars['Date']['input'];
+};
+
+
+export type QueryreceivablesAgingArgs = {
+  asOf?: InputMaybe<Scalars['Date']['input']>;
+};
+
 export type Mutation = {
   updateOrganization: Organization;
   updateOrganizationSettings: OrganizationSettings;
@@ -1262,6 +1295,14 @@ export type Mutation = {
   deleteWebhookEndpoint: WebhookEndpoint;
   /** Sends an event of the last 30 days to the endpoint again, now, with the same webhook-id (ADMIN). */
   redeliverEvent: WebhookRedelivery;
+  /**
+   * Records a payment and applies it: to the invoices named, in order, then to the customer's other
+   * open invoices, oldest due first; what is left is the customer's credit. Idempotent by id: the
+   * same payment again answers the stored one. ADMIN, OFFICE, API; a TECHNICIAN for its own customers.
+   */
+  recordPayment: Payment;
+  /** Reverses a payment (a bounced check, a refund), reopening what it paid. Once per payment. ADMIN, OFFICE, API. */
+  reversePayment: Payment;
 };
 
 
@@ -1422,6 +1463,17 @@ export type MutationdeleteWebhookEndpointArgs = {
 export type MutationredeliverEventArgs = {
   eventId: Scalars['ID']['input'];
   endpointId: Scalars['ID']['input'];
+};
+
+
+export type MutationrecordPaymentArgs = {
+  input: RecordPaymentInput;
+};
+
+
+export type MutationreversePaymentArgs = {
+  id: Scalars['ID']['input'];
+  reason: Scalars['String']['input'];
 };
 
 export type Viewer = {
@@ -2343,4 +2395,105 @@ export type WebhookDeliveryFilter = {
 export type WebhookRedelivery = {
   eventId: Scalars['ID']['output'];
   endpointId: Scalars['ID']['output'];
+};
+
+export type PaymentConnection = {
+  edges: Array<PaymentEdge>;
+  pageInfo: PageInfo;
+};
+
+export type PaymentEdge = {
+  node: Payment;
+  cursor: Scalars['String']['output'];
+};
+
+/** Each field narrows the list when given. */
+export type PaymentFilter = {
+  customerId?: InputMaybe<Scalars['ID']['input']>;
+  accountingId?: InputMaybe<Scalars['String']['input']>;
+  paymentProcessorId?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type PaymentSelector = {
+  id: Scalars['ID']['input'];
+};
+
+export type RecordPaymentInput = {
+  /** Made by the caller (a payment taken offline keeps the id its device gave it); generated otherwise. */
+  id?: InputMaybe<Scalars['ID']['input']>;
+  customerId: Scalars['ID']['input'];
+  /** More than 0, at most the currency's decimals. */
+  amount: Scalars['Float']['input'];
+  /** The organization's currency (the default); any other is refused. */
+  currency?: InputMaybe<Scalars['String']['input']>;
+  /** CARD records a card payment taken elsewhere: no payment processor is called. */
+  method: PaymentMethod;
+  reference?: InputMaybe<Scalars['String']['input']>;
+  /** When the money was received (now by default). */
+  receivedAt?: InputMaybe<Scalars['DateTime']['input']>;
+  /** Invoices of the customer to pay first, in this order. */
+  invoiceIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** The payment's id at a payment processor, when one took it. */
+  paymentProcessorId?: InputMaybe<Scalars['String']['input']>;
+  accountingId?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type StatementLineKind =
+  | 'INVOICE'
+  | 'PAYMENT'
+  | 'REVERSAL';
+
+export type StatementLine = {
+  /** The invoice's issue date, or the day the payment was received (the organization's time zone). */
+  date: Scalars['Date']['output'];
+  kind: StatementLineKind;
+  invoiceId?: Maybe<Scalars['ID']['output']>;
+  paymentId?: Maybe<Scalars['ID']['output']>;
+  /** An invoice's number, a payment's reference. */
+  reference?: Maybe<Scalars['String']['output']>;
+  method?: Maybe<PaymentMethod>;
+  /** Positive: owed (an invoice, a reversal); negative: paid. */
+  amount: Scalars['Float']['output'];
+  /** Owed after this line; negative when the customer is in credit. */
+  balance: Scalars['Float']['output'];
+};
+
+export type CustomerStatement = {
+  customer: Customer;
+  from: Scalars['Date']['output'];
+  to: Scalars['Date']['output'];
+  currency: Scalars['String']['output'];
+  /** Owed at the start of from. */
+  openingBalance: Scalars['Float']['output'];
+  /** Invoices issued in the period. */
+  invoiced: Scalars['Float']['output'];
+  /** Payments received in the period, less reversals. */
+  paid: Scalars['Float']['output'];
+  /** Owed at the end of to. */
+  closingBalance: Scalars['Float']['output'];
+  lines: Array<StatementLine>;
+};
+
+export type AgingBuckets = {
+  /** Not yet past its due date. */
+  current: Scalars['Float']['output'];
+  days1to30: Scalars['Float']['output'];
+  days31to60: Scalars['Float']['output'];
+  days61to90: Scalars['Float']['output'];
+  over90: Scalars['Float']['output'];
+  total: Scalars['Float']['output'];
+};
+
+export type CustomerAging = {
+  customer: Customer;
+  customerName: Scalars['String']['output'];
+  buckets: AgingBuckets;
+};
+
+export type ReceivablesAging = {
+  asOf: Scalars['Date']['output'];
+  currency: Scalars['String']['output'];
+  /** Customers who owed something, by name. */
+  customers: Array<CustomerAging>;
+  totals: AgingBuckets;
 };
