@@ -20,7 +20,7 @@ import {
   versionToKeep,
 } from '../../../shared/index.js';
 import { appointments } from '../../storage/appointments.js';
-import { invoiceRecords } from '../../storage/billing-replicas.js';
+import { invoices } from '../../storage/invoices.js';
 import { payments } from '../../storage/payments.js';
 import { customers } from '../../storage/customers.js';
 import type { Queryable } from '../../storage/db.js';
@@ -29,6 +29,7 @@ import { organizations } from '../../storage/organizations.js';
 import { quotes } from '../../storage/quotes.js';
 import type { RecordTable } from '../../storage/records.js';
 import { services, serviceTypes } from '../../storage/services.js';
+import { assertBillingStatusWritable } from '../billing/visit-billing-status.js';
 import type { OperationContext } from '../context.js';
 import { assertEditable, whyMayNotChangeQuote } from '../quote-rules.js';
 import { nextQuoteNumber, priceQuote } from '../quotes.js';
@@ -93,7 +94,7 @@ const TABLES: Record<string, RecordTable<ResourceDef>> = {
   inventoryItems,
   stockLevels,
   stockMovements,
-  invoices: invoiceRecords,
+  invoices,
   payments,
 } as Record<string, RecordTable<ResourceDef>>;
 
@@ -141,12 +142,15 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
   collection(serviceResource, {
     // A technician's new visit is theirs unless it names someone (as createService does).
     async onInsert(ctx, _tx, doc) {
+      assertBillingStatusWritable(null, doc.billingStatus);
       const own = ctx.viewer.role === 'TECHNICIAN' ? ctx.viewer.userId : null;
       const chemistryVersion = versionToKeep(doc.chemicalReadings, doc.chemistryVersion);
       return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, chemistryVersion, dateEmailed: null, dateTexted: null, createdById: ctx.viewer.userId };
     },
     // Readings from a client that stamps no formula version (a stock RxDB client) keep the current one.
-    async onUpdate(_ctx, _tx, merged) {
+    async onUpdate(_ctx, _tx, merged, master) {
+      // Billing owns a billed visit's billingStatus (operations/billing/visit-billing-status.ts).
+      assertBillingStatusWritable(master.billingStatus, merged.billingStatus);
       const chemistryVersion = versionToKeep(merged.chemicalReadings, merged.chemistryVersion);
       return chemistryVersion === merged.chemistryVersion ? merged : { ...merged, chemistryVersion };
     },
