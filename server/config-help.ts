@@ -91,6 +91,7 @@ export const SETTING_HELP: Readonly<Record<SettingName, SettingHelp>> = {
       "A completed visit's report is sent once the visit has gone this long without a change, so a visit completed and corrected a minute later is reported once, as it finally is (see [Visit reports](#visit-reports))",
   },
   REPORT_LINK_DAYS: { meaning: "How long the link in a report's email or text (the report page and its photos) works, unless the office revokes it first" },
+  INVOICE_LINK_DAYS: { meaning: "How long the link in an invoice's email (the invoice's page and its PDF) works, unless the office revokes it first (see [Invoices](operations/billing/README.md#delivery))" },
   CORS_ORIGINS: {
     meaning:
       'Comma list of origins whose browser apps may call the API (`https://office.example.com,http://127.0.0.1:5173`; `*` for any). Unset: no cross-origin access. Tokens travel as `Authorization: Bearer`, never cookies, so credentials are never allowed; preflights are cached 2 hours',

@@ -64,6 +64,7 @@ const EnvSchema = z.object({
   BULK_STALE_MS: z.coerce.number().int().min(1000).default(30_000),
   VISIT_REPORT_DELAY_SECONDS: z.coerce.number().min(0).max(86_400).default(300),
   REPORT_LINK_DAYS: z.coerce.number().int().min(1).max(365).default(30),
+  INVOICE_LINK_DAYS: z.coerce.number().int().min(1).max(730).default(90),
   WEBHOOK_ALLOW_HTTP: boolean.default(false),
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: boolean.default(false),
   WEBHOOK_RETRY_SCHEDULE: z.string().default(DEFAULT_RETRY_SCHEDULE).transform((v, ctx) => scheduleOf(v, ctx)),
@@ -220,6 +221,7 @@ export interface Config {
   sync: SyncConfig;
   bulk: BulkConfig;
   reports: ReportsConfig;
+  invoices: InvoicesConfig;
   http: HttpConfig;
   auth: AuthConfig;
   webhooks: WebhooksConfig;
@@ -269,6 +271,12 @@ export interface ReportsConfig {
   /** A completed visit is reported once it has gone this long without a change (edits right after completing are in it). */
   delaySeconds: number;
   /** How long the link in a report's email or text (its page and photos) works, unless revoked. */
+  linkDays: number;
+}
+
+/** Invoice emails (sent by the worker of every process that runs the bulk worker). */
+export interface InvoicesConfig {
+  /** How long the link in an invoice's email (its page and PDF) works, unless revoked. */
   linkDays: number;
 }
 
@@ -371,6 +379,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       delaySeconds: e.VISIT_REPORT_DELAY_SECONDS,
       linkDays: e.REPORT_LINK_DAYS,
     },
+    invoices: { linkDays: e.INVOICE_LINK_DAYS },
     webhooks: {
       allowHttp: e.WEBHOOK_ALLOW_HTTP,
       allowPrivateAddresses: e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES,

@@ -8,6 +8,7 @@ import { createMessenger } from './jobs/messenger.js';
 import { processLife } from './jobs/process-life.js';
 import { BulkWorker } from './jobs/worker.js';
 import { VisitReportWorker } from './jobs/visit-reports.js';
+import { InvoiceEmailWorker } from './jobs/invoice-emails.js';
 import { startReceiptPruning } from './jobs/receipt-pruner.js';
 import { startScopeAgeing } from './jobs/scope-ageing.js';
 import { startStatisticsKeeper } from './jobs/statistics-keeper.js';
@@ -48,6 +49,8 @@ async function main(): Promise<void> {
   let listeningUrl = `http://${config.host}:${config.port}`;
   const reports = new VisitReportWorker({ db, messenger, logger, ...config.reports, pollMs: config.bulk.pollMs, baseUrl: () => config.files.publicUrl ?? listeningUrl });
   if (config.bulk.worker) reports.start();
+  const invoiceEmails = new InvoiceEmailWorker({ db, blobs, messenger, logger, ...config.invoices, pollMs: config.bulk.pollMs, baseUrl: () => config.files.publicUrl ?? listeningUrl });
+  if (config.bulk.worker) invoiceEmails.start();
   // Beside the bulk worker: every process that works jobs delivers webhooks too.
   const webhooks = new WebhookWorker({ db, messenger, logger, settings: config.webhooks });
   if (config.bulk.worker) await webhooks.start();
@@ -63,13 +66,13 @@ async function main(): Promise<void> {
     stopAgeing();
     stopStatistics();
     stopEventPruning();
-    return shutdown({ server, db, feed, workers: [worker, reports, webhooks], lifecycle, config, logger });
+    return shutdown({ server, db, feed, workers: [worker, reports, invoiceEmails, webhooks], lifecycle, config, logger });
   });
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : config.port;
   listeningUrl = `http://${config.host === '0.0.0.0' ? '127.0.0.1' : config.host}:${port}`;
-  if (!config.files.publicUrl && config.bulk.smtpUrl) logger.warn('PUBLIC_URL is not set: links in visit reports point at this process\'s own address');
+  if (!config.files.publicUrl && config.bulk.smtpUrl) logger.warn('PUBLIC_URL is not set: links in visit reports and invoice emails point at this process\'s own address');
   const files = config.files.s3 ? `s3 (${config.files.s3.endPoint}/${config.files.s3.bucket})` : `local (${localBlobFolder(config.dataDir)})`;
   logger.info({ engine, files, url: `http://${config.host}:${port}` }, 'server listening');
   console.log(`Pool service listening on http://${config.host}:${port} (store: ${engine}; files: ${files})`);

@@ -8,8 +8,19 @@ import type { OutboxMessage } from '../storage/outgoing-messages.js';
  */
 export interface Messenger {
   canSend(channel: OutboxMessage['channel']): boolean;
-  send(message: Pick<OutboxMessage, 'id' | 'channel' | 'recipient' | 'subject' | 'body' | 'html' | 'senderName' | 'replyTo'>): Promise<void>;
+  send(message: OutgoingMessage): Promise<void>;
   close(): void;
+}
+
+/** What is sent: the outbox row's fields, with copies (`cc`) and files attached to an email. */
+export type OutgoingMessage = Pick<OutboxMessage, 'id' | 'channel' | 'recipient' | 'subject' | 'body' | 'html' | 'senderName' | 'replyTo'> &
+  Partial<Pick<OutboxMessage, 'cc'>> & { attachments?: readonly MessageAttachment[] };
+
+/** A file sent with an email (an invoice's PDF). */
+export interface MessageAttachment {
+  filename: string;
+  content: Buffer;
+  contentType: string;
 }
 
 export interface MessengerConfig {
@@ -38,6 +49,8 @@ export function createMessenger(config: MessengerConfig): Messenger {
           text: message.body,
           ...(message.html ? { html: message.html } : {}),
           ...(message.replyTo ? { replyTo: message.replyTo } : {}),
+          ...(message.cc ? { cc: message.cc } : {}),
+          ...(message.attachments?.length ? { attachments: message.attachments.map((a) => ({ filename: a.filename, content: a.content, contentType: a.contentType })) } : {}),
         });
         return;
       }

@@ -8,7 +8,8 @@ import { lockQuote, quotes } from '../storage/quotes.js';
 import { taxes } from '../storage/taxes.js';
 import type { OperationContext } from './context.js';
 import { contentHashOf, quoteDocumentOf, type QuoteDocument } from './pdf/quote-pdf-content.js';
-import { PDF_IMAGE_TYPES, renderQuotePdf, type Logo } from './pdf/quote-pdf.js';
+import { renderQuotePdf } from './pdf/quote-pdf.js';
+import { bytesOf, logoOf } from './pdf/logo.js';
 import { fileKeys } from './file-keys.js';
 import { assertMayChangeQuote } from './quotes.js';
 
@@ -89,24 +90,6 @@ async function generate(deps: { db: Database; blobs: BlobStore }, orgId: string,
   const replaced = await deps.db.transaction((tx) => recordGeneratedPdf(tx, orgId, quote.id, { contentHash, key, size: bytes.length }));
   if (replaced) await deps.blobs.delete(replaced).catch(() => {});
   return bytes;
-}
-
-/** The logo's bytes when there is one pdfkit can place (JPEG, PNG); a missing object is no logo. */
-async function logoOf(blobs: BlobStore, key: string | null): Promise<Logo | null> {
-  if (!key) return null;
-  const blob = await blobs.get(key);
-  if (!blob) return null;
-  if (!PDF_IMAGE_TYPES.includes(blob.contentType)) {
-    blob.body.destroy();
-    return null;
-  }
-  return { bytes: await bytesOf(blob.body), contentType: blob.contentType };
-}
-
-async function bytesOf(body: NodeJS.ReadableStream): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  for await (const chunk of body) chunks.push(Buffer.isBuffer(chunk) ? chunk : Buffer.from(chunk));
-  return Buffer.concat(chunks);
 }
 
 /**

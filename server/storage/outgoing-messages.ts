@@ -22,6 +22,10 @@ export interface OutboxMessage {
   html: string | null;
   /** The visit whose report this is. */
   serviceId: string | null;
+  /** The invoice this email delivers (its PDF is made and attached when it is sent). */
+  invoiceId: string | null;
+  /** Copied to (an invoice's billingCCEmail). */
+  cc: string | null;
   /** Shown as the sender's name (the organization's emailFromName); the address is EMAIL_FROM's. */
   senderName: string | null;
   replyTo: string | null;
@@ -32,21 +36,26 @@ export interface OutboxMessage {
   sentAt: string | null;
 }
 
-export type NewMessage = Omit<OutboxMessage, 'orgId' | 'createdAt' | 'sentAt' | 'error' | 'attempts' | 'html' | 'serviceId' | 'senderName' | 'replyTo'> &
-  Partial<Pick<OutboxMessage, 'html' | 'serviceId' | 'senderName' | 'replyTo'>>;
+export type NewMessage = Omit<OutboxMessage, 'orgId' | 'createdAt' | 'sentAt' | 'error' | 'attempts' | 'html' | 'serviceId' | 'invoiceId' | 'cc' | 'senderName' | 'replyTo'> &
+  Partial<Pick<OutboxMessage, 'html' | 'serviceId' | 'invoiceId' | 'cc' | 'senderName' | 'replyTo'>>;
 
 const COLUMNS = `id, org_id as "orgId", operation_id as "operationId", channel, customer_id as "customerId", recipient, subject, body,
-  html, service_id as "serviceId", sender_name as "senderName", reply_to as "replyTo", status, error, attempts,
+  html, service_id as "serviceId", invoice_id as "invoiceId", cc, sender_name as "senderName", reply_to as "replyTo", status, error, attempts,
   created_at as "createdAt", sent_at as "sentAt"`;
 
 /** Adds messages; one per operation, customer and channel, so a repeated chunk adds none. */
 export async function addMessages(tx: Queryable, orgId: string, messages: NewMessage[]): Promise<void> {
-  if (!messages.length) return;
-  await tx.query(
-    `insert into outbox (org_id, id, operation_id, channel, customer_id, recipient, subject, body, html, service_id, sender_name, reply_to, status)
-     select $1, m.id, m.operation_id, m.channel, m.customer_id, m.recipient, m.subject, m.body, m.html, m.service_id, m.sender_name, m.reply_to, m.status
+  await insertMessages(tx, orgId, messages);
+}
+
+/** addMessages, answering how many were new (a message already there for its operation, customer and channel is not). */
+export async function insertMessages(tx: Queryable, orgId: string, messages: NewMessage[]): Promise<number> {
+  if (!messages.length) return 0;
+  const { rowCount } = await tx.query(
+    `insert into outbox (org_id, id, operation_id, channel, customer_id, recipient, subject, body, html, service_id, invoice_id, cc, sender_name, reply_to, status)
+     select $1, m.id, m.operation_id, m.channel, m.customer_id, m.recipient, m.subject, m.body, m.html, m.service_id, m.invoice_id, m.cc, m.sender_name, m.reply_to, m.status
        from jsonb_to_recordset($2::jsonb) as m(id text, operation_id text, channel text, customer_id text,
-            recipient text, subject text, body text, html text, service_id text, sender_name text, reply_to text, status text)
+            recipient text, subject text, body text, html text, service_id text, invoice_id text, cc text, sender_name text, reply_to text, status text)
      on conflict (org_id, operation_id, customer_id, channel) do nothing`,
     [
       orgId,
@@ -61,6 +70,8 @@ export async function addMessages(tx: Queryable, orgId: string, messages: NewMes
           body: m.body,
           html: m.html ?? null,
           service_id: m.serviceId ?? null,
+          invoice_id: m.invoiceId ?? null,
+          cc: m.cc ?? null,
           sender_name: m.senderName ?? null,
           reply_to: m.replyTo ?? null,
           status: m.status,
@@ -68,6 +79,7 @@ export async function addMessages(tx: Queryable, orgId: string, messages: NewMes
       ),
     ],
   );
+  return rowCount;
 }
 
 /**
@@ -108,6 +120,36 @@ export async function claimDueNotices(q: Queryable, limit: number, retryAfterSec
     [limit, delays],
   );
   return rows;
+}
+
+/**
+ * Claims up to `limit` invoice emails due for a delivery attempt, in every organization, as
+ * `claimDueReportMessages` claims report messages (at least once; never two workers at once).
+ */
+export async function claimDueInvoiceMessages(q: Queryable, limit: number, retryAfterSeconds: (attempts: number) => number): Promise<OutboxMessage[]> {
+  const delays = Array.from({ length: 10 }, (_, i) => retryAfterSeconds(i + 1));
+  const { rows } = await q.query<OutboxMessage>(
+    `update outbox o set attempts = o.attempts + 1,
+            next_attempt_at = now() + make_interval(secs => ($2::float8[])[least(o.attempts + 1, 10)])
+      where (o.org_id, o.id) in (
+        select org_id, id from outbox
+         where status = 'PENDING' and invoice_id is not null and (next_attempt_at is null or next_attempt_at <= now())
+         order by next_attempt_at nulls first, id limit $1 for update skip locked)
+      returning ${COLUMNS}`,
+    [limit, delays],
+  );
+  return rows;
+}
+
+/** The emails of an invoice, oldest first. */
+export async function invoiceMessagesOf(q: Queryable, orgId: string, invoiceId: string): Promise<OutboxMessage[]> {
+  const { rows } = await q.query<OutboxMessage>(`select ${COLUMNS} from outbox where org_id = $1 and invoice_id = $2 order by created_at, id`, [orgId, invoiceId]);
+  return rows;
+}
+
+/** A message no sender is configured for: kept, as STORED, instead of tried again. */
+export async function markStored(q: Queryable, orgId: string, id: string): Promise<void> {
+  await q.query(`update outbox set status = 'STORED' where org_id = $1 and id = $2 and status = 'PENDING'`, [orgId, id]);
 }
 
 /** A delivery attempt that failed: FAILED for good when `final`, else kept PENDING for the next. */

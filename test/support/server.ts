@@ -16,6 +16,7 @@ import { LiveFanout } from '../../server/operations/sync/live-fanout.js';
 import { createMessenger } from '../../server/jobs/messenger.js';
 import { BulkWorker, type WorkerOptions } from '../../server/jobs/worker.js';
 import { VisitReportWorker } from '../../server/jobs/visit-reports.js';
+import { InvoiceEmailWorker } from '../../server/jobs/invoice-emails.js';
 import { WebhookWorker, type WebhookWorkerOptions } from '../../server/jobs/webhook-worker.js';
 import type { WebhooksConfig } from '../../server/config.js';
 
@@ -50,6 +51,8 @@ export interface TestServerOptions {
   port: number;
   /** Run a visit-report worker with this server (off unless given), sending through these. */
   reports: { delaySeconds: number; linkDays?: number; pollMs?: number; retryBaseSeconds?: number; smtpUrl?: string; smsWebhookUrl?: string };
+  /** Run an invoice-email worker with this server (off unless given), sending through this SMTP server. */
+  invoices: { linkDays?: number; pollMs?: number; retryBaseSeconds?: number; smtpUrl?: string };
   /** Where the server logs (default: silent, or TEST_LOG_LEVEL's level on stdout). */
   logger: Logger;
   /** How long tokens and sign-in codes last; the production defaults unless given. */
@@ -119,6 +122,18 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
         baseUrl: () => baseUrl,
       })
     : null;
+  const invoices = options.invoices
+    ? new InvoiceEmailWorker({
+        db,
+        blobs,
+        logger,
+        messenger: createMessenger({ smtpUrl: options.invoices.smtpUrl, emailFrom: 'Test Pools <office@test.example>' }),
+        linkDays: options.invoices.linkDays ?? 90,
+        pollMs: options.invoices.pollMs ?? 50,
+        retryBaseSeconds: options.invoices.retryBaseSeconds,
+        baseUrl: () => baseUrl,
+      })
+    : null;
   const { app, lifecycle } = createApp({
     db,
     blobs,
@@ -147,6 +162,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const { port } = server.address() as AddressInfo;
   baseUrl = `http://127.0.0.1:${port}`;
   reports?.start();
+  invoices?.start();
   return {
     url: baseUrl,
     db,
@@ -158,6 +174,7 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
       await worker?.stop();
       await webhooks?.stop();
       await reports?.stop();
+      await invoices?.stop();
       lifecycle.endStreams();
       await feed.stop();
       server.closeAllConnections();

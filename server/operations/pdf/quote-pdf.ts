@@ -1,4 +1,5 @@
 import PDFDocument from 'pdfkit';
+import { BAND, INK, MARGIN, Page, RULE, body, collect, heading, paperOf, small, strong, PDF_IMAGE_TYPES, type Logo } from './pdf-page.js';
 import { drawLine, drawText, lineHeight, widthOf, wrapText, type TextStyle } from './pdf-text.js';
 import type { QuoteDocument } from './quote-pdf-content.js';
 
@@ -11,29 +12,12 @@ import type { QuoteDocument } from './quote-pdf-content.js';
  * from it, compression is deterministic), so two processes generating it at once store the same
  * object.
  */
-const MARGIN = 50;
-const INK = '#1f2933';
-const MUTED = '#52606d';
-const RULE = '#cbd2d9';
-const BAND = '#eef2f6';
-
-const body: TextStyle = { size: 10, weight: 400, color: INK };
-const small: TextStyle = { size: 8.5, weight: 400, color: MUTED };
-const strong: TextStyle = { ...body, weight: 700 };
-const heading: TextStyle = { size: 11, weight: 700, color: INK };
-
-/** Logos pdfkit can place; a WebP or HEIC logo is left out rather than failing the document. */
-export const PDF_IMAGE_TYPES = ['image/jpeg', 'image/png'];
-
-export interface Logo {
-  bytes: Buffer;
-  contentType: string;
-}
+export { PDF_IMAGE_TYPES, type Logo } from './pdf-page.js';
 
 export function renderQuotePdf(document: QuoteDocument, logo: Logo | null): Promise<Buffer> {
   const { quote, organization } = document;
   const doc = new PDFDocument({
-    size: organization.timezone.startsWith('America/') ? 'LETTER' : 'A4',
+    size: paperOf(organization.timezone),
     margin: MARGIN,
     bufferPages: true,
     autoFirstPage: true,
@@ -49,39 +33,6 @@ export function renderQuotePdf(document: QuoteDocument, logo: Logo | null): Prom
   drawFooters(doc, document);
   doc.end();
   return done;
-}
-
-function collect(doc: PDFKit.PDFDocument): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  doc.on('data', (chunk: Buffer) => chunks.push(chunk));
-  return new Promise((resolve, reject) => {
-    doc.on('end', () => resolve(Buffer.concat(chunks)));
-    doc.on('error', reject);
-  });
-}
-
-/** The writing position, and new pages when what comes next does not fit. */
-class Page {
-  y = MARGIN;
-  readonly left = MARGIN;
-  readonly width: number;
-  private readonly bottom: number;
-  /** Drawn at the top of each new page (the table's header while the table runs). */
-  onNewPage: (() => void) | null = null;
-
-  constructor(readonly doc: PDFKit.PDFDocument) {
-    this.width = doc.page.width - 2 * MARGIN;
-    // Room for the footer below.
-    this.bottom = doc.page.height - MARGIN - 20;
-  }
-
-  /** Starts a new page unless `height` more fits on this one. */
-  ensure(height: number): void {
-    if (this.y + height <= this.bottom) return;
-    this.doc.addPage();
-    this.y = MARGIN;
-    this.onNewPage?.();
-  }
 }
 
 const formatted = new WeakMap<QuoteDocument, ReturnType<typeof makeFormatters>>();
