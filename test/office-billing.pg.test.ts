@@ -132,6 +132,10 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
     await page.getByRole('navigation', { name: 'Billing' }).getByRole('link', { name: 'Unpaid & overdue' }).click();
     const row = page.getByRole('row').filter({ hasText: 'Bill Payer' });
     await expect.poll(() => row.getByTestId('balance-due').textContent()).toContain(owed.toFixed(2));
+    // Not due yet: not among the overdue ones.
+    await page.getByRole('button', { name: 'Overdue only' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    await page.getByRole('button', { name: 'All unpaid' }).click();
     await row.getByRole('link', { name: 'Record a payment' }).click();
 
     // A partial payment by check: the form says what it paid, and the balance drops by it.
@@ -160,6 +164,14 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
     await page.getByRole('navigation', { name: 'Billing' }).getByRole('link', { name: 'Aging' }).click();
     await expect.poll(() => page.getByTestId('aging').getByRole('row').filter({ hasText: 'Bill Payer' }).textContent()).toContain(left);
     await shot(page, 'aging');
+
+    // The other drafts, all at once: numbered, and none left to review.
+    await page.getByRole('navigation', { name: 'Billing' }).getByRole('link', { name: 'Run the month & drafts' }).click();
+    await page.getByRole('button', { name: 'Finalize all drafts' }).click();
+    await expect.poll(() => page.getByTestId('drafts-summary').textContent(), { timeout: 60_000 }).toBe('No drafts.');
+    const numbers = await page.getByTestId('finalized').getByRole('link').allTextContents();
+    expect(new Set(numbers).size).toBe(numbers.length);
+    expect(numbers.length).toBeGreaterThan(0);
   });
 
   it('names every control of the billing screens', async () => {
