@@ -174,6 +174,20 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
     expect(numbers.length).toBeGreaterThan(0);
   });
 
+  it("invoices an accepted quote from its page: a draft holding the quote's lines, each saying so", async () => {
+    const gql = caller(server, admin);
+    const quote = ok(await gql(`mutation($c: ID!) { createQuote(input: {customerId: $c, title: "New pump", lineItems: [{description: "Variable-speed pump", quantity: 1, unitPrice: 950}]}) { id } }`, { c: customerId })).createQuote.id;
+    for (const status of ['SENT', 'ACCEPTED']) ok(await gql(`mutation($id: ID!, $s: QuoteStatus!) { updateQuote(id: $id, input: {status: $s}) { id } }`, { id: quote, s: status }));
+    const page = await signedIn(office);
+    await page.goto(`${server.url}/app#/quote/${quote}`);
+    await page.getByRole('button', { name: 'Invoice it' }).click();
+    await page.getByRole('heading', { name: 'Draft invoice' }).waitFor();
+    const line = page.getByTestId('invoice-lines').locator('tbody tr[data-source="QUOTE_LINE"]');
+    await expect.poll(() => line.textContent()).toContain('Line of an accepted quote');
+    expect(await line.textContent()).toContain('Variable-speed pump');
+    expect(await page.getByRole('button', { name: 'Finalize' }).count()).toBe(1);
+  });
+
   it('names every control of the billing screens', async () => {
     const page = await signedIn(office);
     for (const screen of ['billing', 'invoices', 'aging', `statement/${customerId}`, `payment/${customerId}`]) {
