@@ -697,6 +697,13 @@ export type OfficeConvertQuoteMutationVariables = Exact<{
 
 export type OfficeConvertQuoteMutation = { convertQuoteToInvoice: { id: string } };
 
+export type OfficeSendInvoiceMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeSendInvoiceMutation = { sendInvoice: { id: string, sentAt: string | null } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -1768,3 +1775,11 @@ export const OfficeConvertQuoteDocument = new TypedDocumentString(`
   }
 }
     `) as unknown as TypedDocumentString<OfficeConvertQuoteMutation, OfficeConvertQuoteMutationVariables>;
+export const OfficeSendInvoiceDocument = new TypedDocumentString(`
+    mutation OfficeSendInvoice($id: ID!) {
+  sendInvoice(id: $id) {
+    id
+    sentAt
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeSendInvoiceMutation, OfficeSendInvoiceMutationVariables>;
