@@ -125,6 +125,17 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
     await page.getByRole('button', { name: 'Finalize selected (1)' }).click();
     const finalized = page.getByTestId('finalized');
     await expect.poll(() => finalized.textContent()).toMatch(/\S+\d/);
+    // Sent: its email (with the PDF) queued in the outbox, to the customer's address.
+    await finalized.getByRole('button', { name: /^Send / }).click();
+    await expect.poll(() => finalized.textContent()).toContain('sent to the outbox');
+    const outbox = ok(await caller(server, admin)(`{ outboxMessages(channel: EMAIL, first: 100) { edges { node { recipient subject } } } }`));
+    expect(outbox.outboxMessages.edges.map((e: { node: { recipient: string } }) => e.node.recipient)).toContain('bill@customer.example');
+    // Its page: the lines, and the PDF a click away.
+    await finalized.getByRole('link').first().click();
+    const pdf = await page.getByTestId('invoice-pdf').getAttribute('href');
+    const download = await page.request.get(new URL(pdf!, server.url).toString());
+    expect(download.headers()['content-type']).toContain('application/pdf');
+    await page.goBack();
     const owed = await balanceDue();
     expect(owed).toBeGreaterThanOrEqual(240);
 
