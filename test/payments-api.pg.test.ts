@@ -75,6 +75,25 @@ describe.each(engines)('payments over GraphQL on %s', (engine) => {
     expect(errorCodes(await admin(REVERSE_PAYMENT, { id: payment.id, reason: 'again' }))).toEqual(['CONFLICT']);
   });
 
+  it("credit left by an earlier payment pays an invoice as it is finalized, and what is left stays credit", async () => {
+    const customerId = await newCustomer(admin, { lastName: 'Ahead' });
+    const DRAFT = `mutation($input: CreateInvoiceInput!) { createInvoice(input: $input) { id } }`;
+    const FINALIZE = `mutation($id: ID!) { finalizeInvoice(id: $id) { id status total amountPaid balanceDue applications { amount payment { id } } } }`;
+    const prepaid = ok(await admin(RECORD_PAYMENT, { input: { customerId, amount: 50, method: 'CASH', receivedAt: '2026-11-01T15:00:00Z' } })).recordPayment;
+    expect(prepaid.unapplied).toBe(50);
+    const bill = async (unitPrice: number) => {
+      const id = ok(await admin(DRAFT, { input: { customerId, lines: [{ description: 'Filter clean', quantity: 1, unitPrice }] } })).createInvoice.id;
+      return ok(await admin(FINALIZE, { id })).finalizeInvoice;
+    };
+    const first = await bill(30);
+    expect(first).toMatchObject({ status: 'PAID', total: 30, amountPaid: 30, balanceDue: 0, applications: [{ amount: 30, payment: { id: prepaid.id } }] });
+    expect(await balances(customerId)).toMatchObject({ balanceDue: 0, creditBalance: 20 });
+    const second = await bill(45);
+    expect(second).toMatchObject({ status: 'OPEN', total: 45, amountPaid: 20, balanceDue: 25 });
+    expect(await balances(customerId)).toMatchObject({ balanceDue: 25, creditBalance: 0 });
+    expect(ok(await admin(PAYMENT, { id: prepaid.id })).payment.unapplied).toBe(0);
+  });
+
   it('pays the named invoices first, in their order', async () => {
     const customerId = await newCustomer(admin, { lastName: 'Named' });
     const first = await openInvoice(store.db, orgId, { customerId, total: 30, issueDate: '2026-09-01', dueDate: '2026-09-30' });

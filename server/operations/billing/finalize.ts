@@ -67,7 +67,7 @@ async function finalizeIn(tx: Queryable, ctx: OperationContext, settings: Billin
     dueDate: addDays(issueDate, settings.invoiceDueDays),
   });
   await setVisitBillingStatus(tx, orgId, visits, VISIT_INVOICED);
-  const finalized = (await invoices.findById(tx, orgId, id))!;
-  await afterFinalizing(tx, ctx, finalized);
-  return finalized;
+  await afterFinalizing(tx, ctx, (await invoices.findById(tx, orgId, id))!);
+  // Read again: credit applied after finalizing may have paid some or all of it.
+  return (await invoices.findById(tx, orgId, id))!;
 }
