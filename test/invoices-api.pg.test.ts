@@ -307,6 +307,14 @@ describe.each(engines)('invoices on %s', (engine) => {
     expect(converted.lines.map((l: Line) => l.sourceType)).toEqual(['QUOTE_LINE', 'QUOTE_LINE']);
     expect(ok(await gql(Q.convert, { q: quote.id })).convertQuoteToInvoice.id).toBe(converted.id);
 
+    // A visit pushed new with INVOICED is kept, without the flag: no invoice holds it.
+    const office = await tokenFor(server, token, 'OFFICE');
+    const fresh = { id: 'pushed-invoiced-visit', customerId: customer, billingStatus: 'INVOICED', startTime: new Date().toISOString(), photos: [] };
+    expect((await pushChanges(server, office.token, 'services', [{ newDocumentState: fresh }])).status).toBe(200);
+    expect(ok(await gql(Q.visitStatus, { id: fresh.id })).infiniteServices.edges[0].node.billingStatus).toBeNull();
+    // Only ADMIN and API tokens link an invoice to the accounting system.
+    expect(errorCodes(await caller(server, office.token)(Q.update, { id, input: { accountingId: 'QB-1' } }))).toEqual(['FORBIDDEN']);
+
     // Roles: a technician reads and bills nothing here.
     const tech = await tokenFor(server, token, 'TECHNICIAN');
     expect(errorCodes(await caller(server, tech.token)(Q.invoices, {}))).toEqual(['FORBIDDEN']);
