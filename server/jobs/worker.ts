@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import { csvStream } from '../operations/csv.js';
 import { fileKeys } from '../operations/file-keys.js';
-import { kindNamed, type ChunkedKind, type ExportKind, type ItemOutcome } from '../operations/bulk/kinds.js';
+import { kindNamed, type ChunkedKind, type ChunkResultFile, type ExportKind, type ItemOutcome } from '../operations/bulk/kinds.js';
 import type { BlobStore } from '../storage/blobs.js';
 import {
   addProgress,
@@ -157,9 +157,17 @@ export class BulkWorker {
       processed += slice.length;
       if (kind.sendsMessages) await this.deliver(job);
     }
+    const resultKey = kind.result ? await this.resultFile(job, kind.result) : null;
     const done = (await lockOperation(db, job.orgId, job.id))!;
     const status = done.failed === 0 ? 'SUCCEEDED' : done.succeeded === 0 && done.skipped === 0 ? 'FAILED' : 'PARTIAL';
-    await finishOperation(db, job.orgId, job.id, status);
+    await finishOperation(db, job.orgId, job.id, status, { resultKey });
+  }
+
+  /** Writes a chunked kind's result file (CSV, streamed); it appears only once complete. */
+  private async resultFile(job: BulkOperationRow, file: ChunkResultFile): Promise<string> {
+    const key = fileKeys.export(job.orgId, `${file.fileName}-${job.id}`);
+    await this.options.blobs.putStream(key, csvStream(file.rows(this.options.db, job.orgId, job.id), file.columns), 'text/csv; charset=utf-8');
+    return key;
   }
 
   /** Streams the rows as CSV into object storage; the file appears only once complete. */

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { errors, idValidator, settingsIssues, shapeValidatorOf, WaterChemistrySettingsShape, type Organization, type OrganizationSettings, type WaterChemistrySettings } from '../../shared/index.js';
+import { CHEMICAL_BILLING, errors, FLAT_RATE_TIMINGS, idValidator, TAX_ROUNDINGS, settingsIssues, shapeValidatorOf, WaterChemistrySettingsShape, type Organization, type OrganizationSettings, type WaterChemistrySettings } from '../../shared/index.js';
 import type { Queryable } from '../storage/db.js';
 import { inventoryItems } from '../storage/inventory.js';
 import type { Database } from '../storage/db.js';
@@ -89,6 +89,10 @@ const UpdateSettingsInput = z.strictObject({
   emailReplyTo: email,
   sendVisitReports: z.boolean().optional(),
   waterChemistry: WaterChemistryInput.nullable().optional(),
+  chemicalBilling: z.enum(CHEMICAL_BILLING).nullable().optional(),
+  chemicalMarkupPercent: z.number().finite().min(0).max(1000).nullable().optional(),
+  taxRounding: z.enum(TAX_ROUNDINGS).nullable().optional(),
+  flatRateTiming: z.enum(FLAT_RATE_TIMINGS).nullable().optional(),
 });
 
 const ProvisionInput = z.strictObject({

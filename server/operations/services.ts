@@ -14,6 +14,7 @@ import {
   serviceTypesByIds,
   type ServiceSelector,
 } from '../storage/services.js';
+import { assertBillingStatusWritable } from './billing/visit-billing-status.js';
 import { OFFICE_ROLES, type OperationContext } from './context.js';
 import { newId } from './ids.js';
 import { BooleanFilterInput, DateTimeFilterInput, IdFilterInput, SearchInput, SortDirection, StringFilterInput } from './filters.js';
@@ -80,6 +81,7 @@ export async function createService(ctx: OperationContext, raw: unknown): Promis
   const input = parseInput(ServiceInput, raw);
   assertMayWrite(ctx, input);
   const orgId = ctx.viewer.orgId;
+  assertBillingStatusWritable(null, input.billingStatus);
   return ctx.db.transaction(async (tx) => {
     await requireReferences(tx, orgId, input);
     const own = ctx.viewer.role === 'TECHNICIAN' ? { newTechnicianId: ctx.viewer.userId } : {};
@@ -95,6 +97,7 @@ export async function updateService(ctx: OperationContext, id: string, raw: unkn
   const orgId = ctx.viewer.orgId;
   return ctx.db.transaction(async (tx) => {
     await requireReferences(tx, orgId, input);
+    if (input.billingStatus !== undefined) assertBillingStatusWritable((await services.findById(tx, orgId, id))?.billingStatus, input.billingStatus);
     const updated = await services.update(tx, orgId, id, await withChemistryVersion(tx, orgId, id, input));
     if (!updated) throw errors.notFound('Service', id);
     return updated;

@@ -4,6 +4,19 @@ type Exact<T extends { [key: string]: unknown }> = { [K in keyof T]: T[K] };
 /** Internal type. DO NOT USE DIRECTLY. */
 export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' | '__typename' ? T[P] : never };
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
+export type ChemicalBilling =
+  | 'INCLUDED'
+  | 'UNIT_PRICE'
+  | 'COST_PLUS';
+
+export type TaxRounding =
+  | 'PER_INVOICE'
+  | 'PER_LINE';
+
+export type FlatRateTiming =
+  | 'ARREARS'
+  | 'ADVANCE';
+
 export type Chemical =
   | 'LIQUID_CHLORINE'
   | 'CAL_HYPO'
@@ -145,6 +158,13 @@ export type UpdateOrganizationSettingsInput = {
   sendVisitReports?: boolean | null | undefined;
   /** Replaces the water chemistry settings whole; null goes back to the defaults. Not in the spec. */
   waterChemistry?: WaterChemistrySettingsInput | null | undefined;
+  /** Chemicals and parts used on visits: INCLUDED (null), UNIT_PRICE, or COST_PLUS chemicalMarkupPercent. */
+  chemicalBilling?: ChemicalBilling | null | undefined;
+  chemicalMarkupPercent?: number | null | undefined;
+  /** PER_INVOICE (null) or PER_LINE; each invoice keeps the rounding it was made with. */
+  taxRounding?: TaxRounding | null | undefined;
+  /** MONTHLY_FLAT customers billed in ARREARS (null) or in ADVANCE. */
+  flatRateTiming?: FlatRateTiming | null | undefined;
 };
 
 export type CreateApiTokenInput = {

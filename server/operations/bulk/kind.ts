@@ -33,6 +33,17 @@ export interface ChunkedKind<P = unknown, I = unknown> {
   apply(env: ChunkEnv, payload: P, items: { index: number; item: I }[]): Promise<ItemOutcome[]>;
   /** Kinds whose chunks produce messages to deliver after each commit. */
   sendsMessages?: boolean;
+  /**
+   * A result file written once every chunk is done (and again by a resumed run that had finished
+   * its chunks), from what the chunks recorded: e.g. the month's run lists every customer.
+   */
+  result?: ChunkResultFile;
+}
+
+export interface ChunkResultFile {
+  fileName: string;
+  columns: readonly CsvColumn<Record<string, unknown>>[];
+  rows(q: Queryable, orgId: string, operationId: string): AsyncIterable<Record<string, unknown>>;
 }
 
 export interface ExportKind<P = unknown> {

@@ -25,6 +25,7 @@ import { organizations } from '../../storage/organizations.js';
 import { quotes } from '../../storage/quotes.js';
 import type { RecordTable } from '../../storage/records.js';
 import { services, serviceTypes } from '../../storage/services.js';
+import { assertBillingStatusWritable } from '../billing/visit-billing-status.js';
 import type { OperationContext } from '../context.js';
 import { assertEditable, whyMayNotChangeQuote } from '../quote-rules.js';
 import { nextQuoteNumber, priceQuote } from '../quotes.js';
@@ -131,12 +132,15 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
   collection(serviceResource, {
     // A technician's new visit is theirs unless it names someone (as createService does).
     async onInsert(ctx, _tx, doc) {
+      assertBillingStatusWritable(null, doc.billingStatus);
       const own = ctx.viewer.role === 'TECHNICIAN' ? ctx.viewer.userId : null;
       const chemistryVersion = versionToKeep(doc.chemicalReadings, doc.chemistryVersion);
       return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, chemistryVersion, dateEmailed: null, dateTexted: null, createdById: ctx.viewer.userId };
     },
     // Readings from a client that stamps no formula version (a stock RxDB client) keep the current one.
-    async onUpdate(_ctx, _tx, merged) {
+    async onUpdate(_ctx, _tx, merged, master) {
+      // Billing owns a billed visit's billingStatus (operations/billing/visit-billing-status.ts).
+      assertBillingStatusWritable(master.billingStatus, merged.billingStatus);
       const chemistryVersion = versionToKeep(merged.chemicalReadings, merged.chemistryVersion);
       return chemistryVersion === merged.chemistryVersion ? merged : { ...merged, chemistryVersion };
     },

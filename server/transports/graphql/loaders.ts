@@ -7,6 +7,7 @@ import { inventoryRelations } from '../../operations/inventory.js';
 import { serviceRelations } from '../../operations/services.js';
 import { getOrganization } from '../../operations/organization.js';
 import { taxRelations } from '../../operations/catalog.js';
+import { applicationsOf, linesOf } from '../../operations/billing/read.js';
 
 /**
  * Per-request batch loaders for relation fields, so a page of 50 quotes loads its customers in
@@ -44,6 +45,8 @@ export function createLoaders(ctx: OperationContext) {
     serviceType: byId(ctx, serviceRelations.types),
     location: byId(ctx, inventoryRelations.locations),
     stockLevels: groupedBy(ctx, inventoryRelations.stockLevels, (l) => l.itemId),
+    invoiceLines: groupedBy(ctx, linesOf, (l) => l.invoiceId),
+    invoiceApplications: groupedBy(ctx, applicationsOf, (a) => a.invoiceId),
     // Keyed by the organization: a page of visits reads its water chemistry settings once.
     chemistrySettings: new DataLoader<string, WaterChemistrySettings>(async (orgIds) => {
       const settings = await chemistrySettings(ctx);

@@ -1081,6 +1081,9 @@ export type Query = {
   webhookEndpoints: Array<WebhookEndpoint>;
   /** Every attempt to deliver an event to an endpoint, newest first (ADMIN). first at most 100. */
   infiniteWebhookDeliveries: WebhookDeliveryConnection;
+  /** Invoices, newest first. first at most 100. ADMIN, OFFICE and API tokens. */
+  infiniteInvoices: InvoiceConnection;
+  invoice: Invoice;
   /** Payments and reversals, newest received first. first at most 100. ADMIN, OFFICE, API. */
   infinitePayments: PaymentConnection;
   /** One payment (a TECHNICIAN: of its own customers). */
@@ -1218,6 +1221,18 @@ export type QueryinfiniteWebhookDeliveriesArgs = {
 };
 
 
+export type QueryinfiniteInvoicesArgs = {
+  first: Scalars['Int']['input'];
+  after?: InputMaybe<Scalars['String']['input']>;
+  filter?: InputMaybe<InvoiceFilter>;
+};
+
+
+export type QueryinvoiceArgs = {
+  selector: InvoiceSelector;
+};
+
+
 export type QueryinfinitePaymentsArgs = {
   first: Scalars['Int']['input'];
   after?: InputMaybe<Scalars['String']['input']>;
@@ -1295,6 +1310,22 @@ export type Mutation = {
   deleteWebhookEndpoint: WebhookEndpoint;
   /** Sends an event of the last 30 days to the endpoint again, now, with the same webhook-id (ADMIN). */
   redeliverEvent: WebhookRedelivery;
+  /** Starts the month's run (bulk operation INVOICES_GENERATE) and answers it: one DRAFT per customer and period with the work not billed yet; its result file lists every customer, billed or skipped and why. The same idempotencyKey answers the same run. */
+  generateInvoices: BulkOperation;
+  /** A DRAFT put together by hand. */
+  createInvoice: Invoice;
+  /** Changes a DRAFT (lines replaced as a whole); a finalized invoice takes only accountingId. */
+  updateInvoice: Invoice;
+  /** Deletes a DRAFT (drafts have no number, so no number is lost); its work may be billed again. */
+  deleteInvoice: Invoice;
+  /** Numbers and issues a DRAFT (OPEN, or PAID when it totals zero). Finalizing again answers it unchanged. */
+  finalizeInvoice: Invoice;
+  /** Finalizes the drafts named, or all drafts (all: true), each in its own transaction. */
+  finalizeInvoices: Array<Invoice>;
+  /** Withdraws a finalized invoice (refused while payments are applied: reverse them first); its work may be billed again. */
+  voidInvoice: Invoice;
+  /** A DRAFT invoice holding an ACCEPTED quote's lines; converting again answers the same invoice. */
+  convertQuoteToInvoice: Invoice;
   /**
    * Records a payment and applies it: to the invoices named, in order, then to the customer's other
    * open invoices, oldest due first; what is left is the customer's credit. Idempotent by id: the
@@ -1466,6 +1497,48 @@ export type MutationredeliverEventArgs = {
 };
 
 
+export type MutationgenerateInvoicesArgs = {
+  input: GenerateInvoicesInput;
+};
+
+
+export type MutationcreateInvoiceArgs = {
+  input: CreateInvoiceInput;
+};
+
+
+export type MutationupdateInvoiceArgs = {
+  id: Scalars['ID']['input'];
+  input: UpdateInvoiceInput;
+};
+
+
+export type MutationdeleteInvoiceArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationfinalizeInvoiceArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationfinalizeInvoicesArgs = {
+  input: FinalizeInvoicesInput;
+};
+
+
+export type MutationvoidInvoiceArgs = {
+  id: Scalars['ID']['input'];
+  reason: Scalars['String']['input'];
+};
+
+
+export type MutationconvertQuoteToInvoiceArgs = {
+  quoteId: Scalars['ID']['input'];
+};
+
+
 export type MutationrecordPaymentArgs = {
   input: RecordPaymentInput;
 };
@@ -1507,6 +1580,13 @@ export type UpdateOrganizationSettingsInput = {
   sendVisitReports?: InputMaybe<Scalars['Boolean']['input']>;
   /** Replaces the water chemistry settings whole; null goes back to the defaults. Not in the spec. */
   waterChemistry?: InputMaybe<WaterChemistrySettingsInput>;
+  /** Chemicals and parts used on visits: INCLUDED (null), UNIT_PRICE, or COST_PLUS chemicalMarkupPercent. */
+  chemicalBilling?: InputMaybe<ChemicalBilling>;
+  chemicalMarkupPercent?: InputMaybe<Scalars['Float']['input']>;
+  /** PER_INVOICE (null) or PER_LINE; each invoice keeps the rounding it was made with. */
+  taxRounding?: InputMaybe<TaxRounding>;
+  /** MONTHLY_FLAT customers billed in ARREARS (null) or in ADVANCE. */
+  flatRateTiming?: InputMaybe<FlatRateTiming>;
 };
 
 export type CreateApiTokenInput = {
@@ -2395,6 +2475,70 @@ export type WebhookDeliveryFilter = {
 export type WebhookRedelivery = {
   eventId: Scalars['ID']['output'];
   endpointId: Scalars['ID']['output'];
+};
+
+export type InvoiceConnection = {
+  edges: Array<InvoiceEdge>;
+  pageInfo: PageInfo;
+};
+
+export type InvoiceEdge = {
+  node: Invoice;
+  cursor: Scalars['String']['output'];
+};
+
+/** Every field given narrows the list. */
+export type InvoiceFilter = {
+  status?: InputMaybe<InvoiceStatus>;
+  customerId?: InputMaybe<Scalars['ID']['input']>;
+  /** OPEN and past its due date (today in the organization time zone); false: every other invoice. */
+  overdue?: InputMaybe<Scalars['Boolean']['input']>;
+  periodStart?: InputMaybe<Scalars['Date']['input']>;
+  accountingId?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type InvoiceSelector = {
+  id: Scalars['ID']['input'];
+};
+
+export type GenerateInvoicesInput = {
+  /** First day billed (organization time zone). */
+  periodStart: Scalars['Date']['input'];
+  /** Last day billed, included. */
+  periodEnd: Scalars['Date']['input'];
+  /** Only these customers; every customer when omitted. */
+  customerIds?: InputMaybe<Array<Scalars['ID']['input']>>;
+  idempotencyKey?: InputMaybe<Scalars['String']['input']>;
+};
+
+export type InvoiceLineInput = {
+  /** A line of the draft to keep (its source stays); omitted for a new MANUAL line. */
+  id?: InputMaybe<Scalars['ID']['input']>;
+  description: Scalars['String']['input'];
+  quantity: Scalars['Float']['input'];
+  unitPrice: Scalars['Float']['input'];
+  /** Omitted: the customer's tax, else the organization's defaultTaxId (a kept line keeps its own); null: not taxed. */
+  taxId?: InputMaybe<Scalars['ID']['input']>;
+};
+
+export type CreateInvoiceInput = {
+  customerId: Scalars['ID']['input'];
+  periodStart?: InputMaybe<Scalars['Date']['input']>;
+  periodEnd?: InputMaybe<Scalars['Date']['input']>;
+  notes?: InputMaybe<Scalars['String']['input']>;
+  lines?: InputMaybe<Array<InvoiceLineInput>>;
+};
+
+export type UpdateInvoiceInput = {
+  notes?: InputMaybe<Scalars['String']['input']>;
+  accountingId?: InputMaybe<Scalars['String']['input']>;
+  /** Replaces every line: lines left out are removed. */
+  lines?: InputMaybe<Array<InvoiceLineInput>>;
+};
+
+export type FinalizeInvoicesInput = {
+  ids?: InputMaybe<Array<Scalars['ID']['input']>>;
+  all?: InputMaybe<Scalars['Boolean']['input']>;
 };
 
 export type PaymentConnection = {

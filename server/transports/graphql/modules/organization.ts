@@ -70,6 +70,13 @@ export const typeDefs = /* GraphQL */ `
     sendVisitReports: Boolean
     "Replaces the water chemistry settings whole; null goes back to the defaults. Not in the spec."
     waterChemistry: WaterChemistrySettingsInput
+    "Chemicals and parts used on visits: INCLUDED (null), UNIT_PRICE, or COST_PLUS chemicalMarkupPercent."
+    chemicalBilling: ChemicalBilling
+    chemicalMarkupPercent: Float
+    "PER_INVOICE (null) or PER_LINE; each invoice keeps the rounding it was made with."
+    taxRounding: TaxRounding
+    "MONTHLY_FLAT customers billed in ARREARS (null) or in ADVANCE."
+    flatRateTiming: FlatRateTiming
   }
 
   input CreateApiTokenInput {
