@@ -1,4 +1,4 @@
-import { invoiceResource, paymentApplicationResource, paymentResource, type Invoice, type Payment, type PaymentApplication } from '../../shared/index.js';
+import { paymentApplicationResource, paymentResource, type Payment, type PaymentApplication } from '../../shared/index.js';
 import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
@@ -16,14 +16,6 @@ import { lockOrganizationFeed } from './table-feed.js';
  */
 export const payments = recordTable(paymentResource);
 export const paymentApplications = recordTable(paymentApplicationResource);
-const invoiceRecords = recordTable(invoiceResource);
-
-/** The invoices applications name, as records (an application's `invoice`). */
-export async function invoicesByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Invoice[]> {
-  if (!ids.length) return [];
-  const { rows } = await q.query(`select ${invoiceRecords.selectList(undefined, '$1')} from invoices where org_id = $1 and id = any($2::text[])`, [orgId, ids]);
-  return rows.map(invoiceRecords.toRecord);
-}
 
 /**
  * Serializes the ledger work of one customer (recording, applying credit, reversing) until the

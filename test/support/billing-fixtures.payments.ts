@@ -1,15 +1,14 @@
-import { invoiceLineResource, invoiceResource, type Invoice } from '../../shared/index.js';
+import type { Invoice } from '../../shared/index.js';
 import type { Database } from '../../server/storage/db.js';
-import { recordTable } from '../../server/storage/records.js';
+import { invoiceLines, invoices } from '../../server/storage/invoices.js';
 import { newId } from '../../server/operations/ids.js';
 
 /**
- * OPEN invoices for the payment tests, written through the storage layer's record table (no SQL
- * here): a finalized invoice with its money as billing would leave it, before billing's own
- * finalize is at hand. Once it is, these tests can make their invoices through it instead.
+ * Finalized invoices of chosen dates for the payment tests, written through billing's storage (no
+ * SQL here): an OPEN invoice with its money as finalizing leaves it, but issued and due on the days
+ * a statement or an aging test needs (finalizing issues an invoice today). Tests that need no
+ * particular dates make their invoices with createInvoice and finalizeInvoice.
  */
-const invoices = recordTable(invoiceResource);
-const invoiceLines = recordTable(invoiceLineResource);
 
 let sequence = 0;
 
