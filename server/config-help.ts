@@ -28,11 +28,7 @@ export const SETTING_HELP: Readonly<Record<SettingName, SettingHelp>> = {
   },
   EMBEDDED_STORE_MAX_TECHNICIANS: {
     meaning:
-      "Technicians with a phone (an unrevoked token used within `TOKEN_IDLE_DAYS`), all organizations together, past which the embedded store is outgrown: the server logs a warning at start (or when an hourly check finds it) and `/readyz` lists it under `warnings`, still ready. Unused on PostgreSQL; see [Choosing the store](#choosing-the-store)",
-  },
-  EMBEDDED_STORE_MAX_VISITS: {
-    meaning:
-      "Visits the devices hold (not deleted, from `SYNC_SERVICE_WINDOW_DAYS` back on, future ones included), all organizations together, past which the embedded store is outgrown, warned as for `EMBEDDED_STORE_MAX_TECHNICIANS`",
+      "Technicians with a phone (a TECHNICIAN token unrevoked and used within `TOKEN_IDLE_DAYS`), all organizations together, past which the embedded store is outgrown: the server logs a warning at start (or when its hourly check finds it) and `/readyz` lists it under `warnings`, still ready. Unused on PostgreSQL; see [Choosing the store](#choosing-the-store)",
   },
   PLATFORM_ADMIN_TOKEN: { meaning: 'Enables `POST /admin/organizations` (16+ characters); unset, the route is absent' },
   LOG_LEVEL: { meaning: '`fatal` `error` `warn` `info` `debug` `trace` `silent`; logs are JSON lines on stdout' },

@@ -28,8 +28,7 @@ const EnvSchema = z.object({
   DATABASE_URL: z.string().url().optional(),
   PGLITE_SHARED_BUFFERS_MB: z.coerce.number().int().min(1).max(4096).default(32),
   UNSAFE_NO_FSYNC: boolean.default(false),
-  EMBEDDED_STORE_MAX_TECHNICIANS: z.coerce.number().int().min(1).default(150),
-  EMBEDDED_STORE_MAX_VISITS: z.coerce.number().int().min(1).default(39_000),
+  EMBEDDED_STORE_MAX_TECHNICIANS: z.coerce.number().int().min(1).default(100),
   PLATFORM_ADMIN_TOKEN: z.string().min(16, 'must be at least 16 characters').optional(),
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   BODY_LIMIT_BYTES: z.coerce.number().int().positive().default(1_000_000),
@@ -213,8 +212,8 @@ export interface Config {
   unsafeNoFsync: boolean;
   /**
    * The company size past which the embedded store no longer serves a morning's first syncs well
-   * (EMBEDDED_STORE_MAX_TECHNICIANS, EMBEDDED_STORE_MAX_VISITS): past it the server warns, in its
-   * log and on /readyz, that the store should move to PostgreSQL. Unused on PostgreSQL.
+   * (EMBEDDED_STORE_MAX_TECHNICIANS): past it the server warns, in its log and on /readyz, that the
+   * store should move to PostgreSQL. Unused on PostgreSQL.
    */
   embeddedStore: EmbeddedStoreCapacity;
   /** Guards POST /admin/organizations; the route is disabled when unset. */
@@ -369,7 +368,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     databaseUrl: e.DATABASE_URL,
     pgliteSharedBuffersMb: e.PGLITE_SHARED_BUFFERS_MB,
     unsafeNoFsync: e.UNSAFE_NO_FSYNC,
-    embeddedStore: { maxTechnicians: e.EMBEDDED_STORE_MAX_TECHNICIANS, maxVisits: e.EMBEDDED_STORE_MAX_VISITS },
+    embeddedStore: { maxTechnicians: e.EMBEDDED_STORE_MAX_TECHNICIANS },
     platformAdminToken: e.PLATFORM_ADMIN_TOKEN,
     logLevel: e.LOG_LEVEL,
     bodyLimitBytes: e.BODY_LIMIT_BYTES,

@@ -34,7 +34,7 @@ async function main(): Promise<void> {
   const db = await openStore({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, pgliteSharedBuffersMb: config.pgliteSharedBuffersMb, unsafeNoFsync: config.unsafeNoFsync, statementTimeoutMs: config.http.requestTimeoutMs, syncWindowDays: config.sync.serviceWindowDays, officeWindowDays: config.sync.officeWindowDays });
   const engine = config.databaseUrl ? 'postgres' : `pglite (${config.dataDir})`;
   for (const warning of db.durability.warnings) logger.warn({ durability: false }, warning);
-  const capacity = await startCapacityCheck(db, { capacity: config.embeddedStore, windowDays: config.sync.serviceWindowDays, tokenIdleDays: config.auth.tokenIdleDays }, logger);
+  const capacity = await startCapacityCheck(db, { capacity: config.embeddedStore, tokenIdleDays: config.auth.tokenIdleDays }, logger);
   const blobs = await openBlobStore(config.files, config.dataDir, db, { syncToDisk: !config.unsafeNoFsync }).catch(async (error: unknown) => {
     await db.close();
     throw error;

@@ -1,7 +1,7 @@
 import type { Logger } from 'pino';
 import { capacityWarnings, type EmbeddedStoreCapacity, type ServerWarning } from '../operations/store-capacity.js';
 import type { Database } from '../storage/db.js';
-import { storeSize } from '../storage/store-size.js';
+import { activeTechnicians } from '../storage/active-technicians.js';
 
 export interface CapacityCheck {
   /** The warnings of the latest check (empty on PostgreSQL, and while the store is within its capacity). */
@@ -18,7 +18,7 @@ export interface CapacityCheck {
  */
 export async function startCapacityCheck(
   db: Database,
-  options: { capacity: EmbeddedStoreCapacity; windowDays: number; tokenIdleDays: number },
+  options: { capacity: EmbeddedStoreCapacity; tokenIdleDays: number },
   logger: Logger,
   intervalMs = 3_600_000,
 ): Promise<CapacityCheck> {
@@ -26,9 +26,9 @@ export async function startCapacityCheck(
   if (db.engine !== 'pglite') return { warnings: () => current, stop: () => {} };
   const check = async () => {
     try {
-      const size = await storeSize(db, options);
-      const next = capacityWarnings(size, options.capacity);
-      if (next.length && !current.length) for (const w of next) logger.warn({ code: w.code, ...size }, w.message);
+      const technicians = await activeTechnicians(db, options);
+      const next = capacityWarnings(technicians, options.capacity);
+      if (next.length && !current.length) for (const w of next) logger.warn({ code: w.code, technicians }, w.message);
       current = next;
     } catch (error) {
       logger.warn({ err: error }, 'measuring the embedded store for its capacity failed; will try again');
