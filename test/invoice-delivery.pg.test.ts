@@ -5,7 +5,7 @@ import { applyPaymentThroughStorage } from './support/billing-fixtures.billing.j
 import { draftThroughStorage, type FixtureLine } from './support/billing-fixtures.delivery.js';
 import { engines, openTestStore, type TestStore } from './support/engines.js';
 import { startMailbox, type Mailbox } from './support/mailboxes.js';
-import { POPPLER, pdfText } from './support/poppler.js';
+import { POPPLER, pdfLayoutText, pdfText } from './support/poppler.js';
 import { errorCodes, newOrganization, startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -149,12 +149,22 @@ describe.runIf(POPPLER).each(engines)('invoice delivery on %s', (engine) => {
       expect(text, expected).toContain(expected);
     }
     expect(text).not.toContain('DRAFT');
-    // Lines under their visit, visits in date order, other charges last (pdftotext reads the
-    // description column top to bottom).
-    expect(text.indexOf('Liquid chlorine')).toBeGreaterThan(text.indexOf('Visit on October 6, 2026'));
-    expect(text.indexOf('Liquid chlorine')).toBeLessThan(text.indexOf('Visit on October 13, 2026'));
-    expect(text.indexOf('Muriatic acid')).toBeGreaterThan(text.indexOf('Liquid chlorine'));
-    expect(text.indexOf('Filter cartridge cleaning')).toBeGreaterThan(text.indexOf('Muriatic acid'));
+    // Row by row as on the page: each visit's lines under its date, visits in date order, its
+    // chemicals beneath it with their amounts, other charges last.
+    const rows = (await pdfLayoutText(pdf.bytes))
+      .split('\n')
+      .map((row) => row.trim().replace(/\s{2,}/g, ' | '))
+      .filter((row) => /Visit on|pool service|chlorine|acid|Other charges|Filter/.test(row));
+    expect(rows).toEqual([
+      'Visit on October 6, 2026',
+      'Weekly pool service | 1 | $95.00 | $95.00',
+      'Liquid chlorine (gal) | 2 | $5.50 | $11.00',
+      'Visit on October 13, 2026',
+      'Weekly pool service | 1 | $95.00 | $95.00',
+      'Muriatic acid (qt) | 1 | $0.00 | Included',
+      'Other charges',
+      'Filter cartridge cleaning | 1 | $40.00 | $40.00',
+    ]);
 
     // pdfUrl: a signed link that opens the same invoice without a token; tampered, it is refused.
     const { pdfUrl } = ok(await admin(Q.invoice, { id: invoice.id })).invoice;
