@@ -136,6 +136,12 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
     const pdf = await page.getByTestId('invoice-pdf').getAttribute('href');
     const download = await page.request.get(new URL(pdf!, server.url).toString());
     expect(download.headers()['content-type']).toContain('application/pdf');
+    // A visit it bills is INVOICED, which billing keeps: the visit's page shows it, unchangeable.
+    await page.getByRole('link', { name: /^Visit of/ }).first().click();
+    const status = page.getByLabel('Billing status', { exact: true });
+    await expect.poll(() => status.inputValue()).toBe('INVOICED');
+    expect(await status.isDisabled()).toBe(true);
+    await page.goBack();
     await page.goBack();
     const owed = await balanceDue();
     expect(owed).toBeGreaterThanOrEqual(240);

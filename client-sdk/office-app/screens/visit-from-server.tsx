@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import { BillingStatusField } from '../components/billing-status-field.js';
 import { Alert } from '../../app-kit/components/alert.js';
 import { Field } from '../../app-kit/components/field.js';
 import { customerAddress, customerName, dateTime, readingsOf, visitStatus } from '../../app-kit/format.js';
@@ -78,15 +79,7 @@ function OfficeFields({ id, ...stored }: { id: string; billingStatus: string | n
   return (
     <form className="card-form" onSubmit={(e) => void submit(e)} aria-label="Office fields">
       <h2>Billing</h2>
-      <Field label="Billing status">
-        <select value={form.billingStatus} onChange={(e) => setForm({ ...form, billingStatus: e.target.value })}>
-          {['', 'NOT_BILLED', 'READY', 'INVOICED'].map((s) => (
-            <option key={s} value={s}>
-              {s || '—'}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <BillingStatusField value={form.billingStatus} onChange={(e) => setForm({ ...form, billingStatus: e.target.value })} />
       <Field label="Flag">
         <input value={form.flag} onChange={(e) => setForm({ ...form, flag: e.target.value })} />
       </Field>

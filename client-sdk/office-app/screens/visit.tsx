@@ -1,4 +1,5 @@
 import { Alert } from '../../app-kit/components/alert.js';
+import { BillingStatusField } from '../components/billing-status-field.js';
 import { Field } from '../../app-kit/components/field.js';
 import { useMemo, useState, type FormEvent } from 'react';
 import { addedChemicals, rangesOf, targetsFor, visitBalance, waterBodyOf, type Customer, type Service } from '../../../shared/index.js';
@@ -241,15 +242,7 @@ function EditVisit({ visit }: { visit: Service }) {
       <Field label="Start">
         <input type="datetime-local" value={form.start} onChange={set('start')} />
       </Field>
-      <Field label="Billing status">
-        <select value={form.billingStatus} onChange={set('billingStatus')}>
-          {['', 'NOT_BILLED', 'READY', 'INVOICED'].map((s) => (
-            <option key={s} value={s}>
-              {s || '—'}
-            </option>
-          ))}
-        </select>
-      </Field>
+      <BillingStatusField value={form.billingStatus} onChange={set('billingStatus')} />
       <Field label="Flag">
         <input value={form.flag} onChange={set('flag')} maxLength={200} />
       </Field>
