@@ -24,6 +24,10 @@ const STATEMENT = `query Statement($customerId: ID!, $from: Date!, $to: Date!) {
   customerStatement(customerId: $customerId, from: $from, to: $to) {
     customer { id } from to currency openingBalance invoiced paid closingBalance
     lines { date kind invoiceId paymentId reference method amount balance } } }`;
+const CREATE_INVOICE = `mutation CreateInvoice($input: CreateInvoiceInput!) { createInvoice(input: $input) { id } }`;
+const FINALIZE_INVOICE = `mutation FinalizeInvoice($id: ID!) {
+  finalizeInvoice(id: $id) { id status total amountPaid balanceDue applications { amount payment { id } } } }`;
+const VOID_INVOICE = `mutation VoidInvoice($id: ID!, $reason: String!) { voidInvoice(id: $id, reason: $reason) { id status amountPaid } }`;
 const AGING = `query Aging($asOf: Date) {
   receivablesAging(asOf: $asOf) {
     asOf currency
@@ -73,6 +77,37 @@ describe.each(engines)('payments over GraphQL on %s', (engine) => {
     expect(await balances(customerId)).toMatchObject({ balanceDue: 115.5, creditBalance: 0 });
     expect(ok(await admin(PAYMENT, { id: payment.id })).payment).toMatchObject({ reversedBy: { id: reversal.id } });
     expect(errorCodes(await admin(REVERSE_PAYMENT, { id: payment.id, reason: 'again' }))).toEqual(['CONFLICT']);
+  });
+
+  it("an overpayment's credit is applied when the customer's next invoice is finalized, as an application of that payment", async () => {
+    const customerId = await newCustomer(admin, { lastName: 'Credit' });
+    const draft = async (unitPrice: number) =>
+      ok(await admin(CREATE_INVOICE, { input: { customerId, lines: [{ description: 'Pump repair', quantity: 1, unitPrice, taxId: null }] } })).createInvoice.id;
+    const first = ok(await admin(FINALIZE_INVOICE, { id: await draft(120) })).finalizeInvoice;
+    expect(first).toMatchObject({ status: 'OPEN', total: 120, balanceDue: 120 });
+
+    const payment = ok(await admin(RECORD_PAYMENT, { input: { customerId, amount: 200, method: 'ACH' } })).recordPayment;
+    expect(payment).toMatchObject({ unapplied: 80 });
+    expect(await balances(customerId)).toMatchObject({ balanceDue: 0, creditBalance: 80 });
+
+    const second = ok(await admin(FINALIZE_INVOICE, { id: await draft(50.25) })).finalizeInvoice;
+    expect(second).toMatchObject({ status: 'PAID', total: 50.25, amountPaid: 50.25, balanceDue: 0 });
+    expect(second.applications).toEqual([{ amount: 50.25, payment: { id: payment.id } }]);
+    const third = ok(await admin(FINALIZE_INVOICE, { id: await draft(40) })).finalizeInvoice;
+    expect(third).toMatchObject({ status: 'OPEN', amountPaid: 29.75, balanceDue: 10.25 });
+    expect(await balances(customerId)).toMatchObject({ balanceDue: 10.25, creditBalance: 0 });
+    expect(ok(await admin(PAYMENT, { id: payment.id })).payment).toMatchObject({ unapplied: 0 });
+  });
+
+  it('a paid invoice is voided only once its payment is reversed', async () => {
+    const customerId = await newCustomer(admin, { lastName: 'Voided' });
+    const draftId = ok(await admin(CREATE_INVOICE, { input: { customerId, lines: [{ description: 'Filter clean', quantity: 1, unitPrice: 85, taxId: null }] } })).createInvoice.id;
+    ok(await admin(FINALIZE_INVOICE, { id: draftId }));
+    const payment = ok(await admin(RECORD_PAYMENT, { input: { customerId, amount: 85, method: 'CHECK', invoiceIds: [draftId] } })).recordPayment;
+    expect(errorCodes(await admin(VOID_INVOICE, { id: draftId, reason: 'Billed in error' }))).toEqual(['CONFLICT']);
+    ok(await admin(REVERSE_PAYMENT, { id: payment.id, reason: 'Refunded: billed in error' }));
+    expect(ok(await admin(VOID_INVOICE, { id: draftId, reason: 'Billed in error' })).voidInvoice).toMatchObject({ status: 'VOID', amountPaid: 0 });
+    expect(await balances(customerId)).toMatchObject({ balanceDue: 0, creditBalance: 0 });
   });
 
   it('pays the named invoices first, in their order', async () => {

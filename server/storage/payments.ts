@@ -1,8 +1,9 @@
-import { invoiceResource, paymentApplicationResource, paymentResource, type Invoice, type Payment, type PaymentApplication } from '../../shared/index.js';
+import { paymentApplicationResource, paymentResource, type Payment, type PaymentApplication } from '../../shared/index.js';
 import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
 import { recordTable } from './records.js';
+import { lockOrganizationFeed } from './table-feed.js';
 
 /**
  * The payments ledger (migration 0022): payments and their applications to invoices, append-only
@@ -15,14 +16,6 @@ import { recordTable } from './records.js';
  */
 export const payments = recordTable(paymentResource);
 export const paymentApplications = recordTable(paymentApplicationResource);
-const invoiceRecords = recordTable(invoiceResource);
-
-/** The invoices applications name, as records (an application's `invoice`). */
-export async function invoicesByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Invoice[]> {
-  if (!ids.length) return [];
-  const { rows } = await q.query(`select ${invoiceRecords.selectList(undefined, '$1')} from invoices where org_id = $1 and id = any($2::text[])`, [orgId, ids]);
-  return rows.map(invoiceRecords.toRecord);
-}
 
 /**
  * Serializes the ledger work of one customer (recording, applying credit, reversing) until the
@@ -30,6 +23,10 @@ export async function invoicesByIds(q: Queryable, orgId: string, ids: readonly s
  * credit. A transaction-scoped advisory lock, so nothing else of the customer's row is blocked.
  */
 export async function lockCustomerLedger(tx: Queryable, orgId: string, customerId: string): Promise<void> {
+  // The organization's feed lock first, which every write takes at its first row and a sync push
+  // before anything else: taken after the customer's, an office payment and a device's push of one
+  // customer's payments could each hold the lock the other waits for.
+  await lockOrganizationFeed(tx, orgId);
   await tx.query(`select pg_advisory_xact_lock(hashtextextended('payments:' || $1 || ':' || $2, 0))`, [orgId, customerId]);
 }
 

@@ -67,7 +67,7 @@ async function finalizeIn(tx: Queryable, ctx: OperationContext, settings: Billin
     dueDate: addDays(issueDate, settings.invoiceDueDays),
   });
   await setVisitBillingStatus(tx, orgId, visits, VISIT_INVOICED);
-  const finalized = (await invoices.findById(tx, orgId, id))!;
-  await afterFinalizing(tx, ctx, finalized);
-  return finalized;
+  await afterFinalizing(tx, ctx, (await invoices.findById(tx, orgId, id))!);
+  // As it is now: credit applied after finalizing shows in its amount paid and balance.
+  return (await invoices.findById(tx, orgId, id))!;
 }

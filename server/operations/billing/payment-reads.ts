@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { errors, idValidator, type Invoice, type Payment, type PaymentApplication } from '../../../shared/index.js';
-import { applicationsOf, invoicesByIds, PAYMENT_SORT_KEYS, paymentPage, payments, reversalsOf, unappliedOf } from '../../storage/payments.js';
+import { invoicesByIds } from '../../storage/invoices.js';
+import { applicationsOf, PAYMENT_SORT_KEYS, paymentPage, payments, reversalsOf, unappliedOf } from '../../storage/payments.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { parseInput } from '../input.js';
 import { listTag, pageWindow, toConnection, type Connection, type PageArgs } from '../pagination.js';

@@ -5,6 +5,7 @@ import { organizations } from '../../storage/organizations.js';
 import { agingRows, balanceBefore, customerBalances, heldCustomers, statementEntries, type StatementEntryKind } from '../../storage/receivables.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { parseInput } from '../input.js';
+import { todayIn } from './periods.js';
 
 /**
  * Reading what customers owe: balances (the office's and a technician's for its own customers),
@@ -148,9 +149,4 @@ export async function receivablesAging(ctx: OperationContext, raw: { asOf?: unkn
     })),
     totals,
   };
-}
-
-/** Today's date in a time zone, as YYYY-MM-DD. */
-export function todayIn(timezone: string, now = new Date()): string {
-  return new Intl.DateTimeFormat('en-CA', { timeZone: timezone, year: 'numeric', month: '2-digit', day: '2-digit' }).format(now);
 }
