@@ -19,6 +19,7 @@ import { benchStorage } from './storage.js';
 import { benchTabs } from './tabs.js';
 import { benchOneVisitPush } from './push-one.js';
 import { benchWebhooks } from './webhooks.js';
+import { benchInvoicePdf } from './invoice-pdf.js';
 
 /**
  * `npm run bench`: seeds a large organization and prints query latencies, on embedded PGlite and,
@@ -65,7 +66,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|push|bulk|scale|storm|app|tech|route|company|docs|chemistry|webhooks|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|push|bulk|scale|storm|app|tech|route|company|docs|invoice-pdf|chemistry|webhooks|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 // The engine needs no store: it runs first, in a few seconds.
 if (!only || only === 'chemistry') await benchChemistry();
@@ -100,6 +101,8 @@ if (!only || only === 'route') await benchRouteFirst();
 if (!only || only === 'company') await (onPg ? benchCompanyOffice('postgres', postgresUrl) : benchCompanyOffice('pglite'));
 // The customer's documents: quote PDFs and visit reports (the embedded store).
 if (!only || only === 'docs') await benchDocuments();
+// An invoice's PDF, made as each invoice email is sent (no store).
+if (!only || only === 'invoice-pdf') await benchInvoicePdf();
 // The replica's storage beside RxDB's Dexie storage, in the browser (no server).
 if (!only || only === 'storage') await benchStorage();
 // Tabs sharing one replica in the browser (no large store).

@@ -28,6 +28,9 @@ async function withPdfFile<T>(pdf: Buffer, use: (file: string, dir: string) => P
 /** The PDF's text as pdftotext reads it (in reading order, pages separated by form feeds). */
 export const pdfText = (pdf: Buffer) => withPdfFile(pdf, async (file) => (await run('pdftotext', ['-enc', 'UTF-8', file, '-'])).stdout);
 
+/** The text laid out as on the page (`pdftotext -layout`): rows in order top to bottom, columns side by side. */
+export const pdfLayoutText = (pdf: Buffer) => withPdfFile(pdf, async (file) => (await run('pdftotext', ['-layout', '-enc', 'UTF-8', file, '-'])).stdout);
+
 export const pdfPages = (pdf: Buffer) =>
   withPdfFile(pdf, async (file) => Number(/Pages:\s+(\d+)/.exec((await run('pdfinfo', [file])).stdout)?.[1]));
 
