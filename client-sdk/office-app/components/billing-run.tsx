@@ -1,4 +1,5 @@
 import { useEffect, useState, type FormEvent } from 'react';
+import type { ApiError } from '../../app-kit/api.js';
 import { Alert } from '../../app-kit/components/alert.js';
 import { Field } from '../../app-kit/components/field.js';
 import { useAction, useSession } from '../../app-kit/hooks.js';
@@ -22,11 +23,12 @@ export function BillingRun({ onFinished }: { onFinished: () => void }) {
   const [range, setRange] = useState(lastMonth);
   const [run, setRun] = useState<OfficeBulkProgressFragment | null>(null);
   const start = useAction();
-  const poll = useAction();
 
+  // A run kept by this tab that the server no longer answers for (another sign-in) is forgotten;
+  // offline, it is kept for the next visit.
   useEffect(() => {
     const kept = sessionStorage.getItem(KEPT);
-    if (kept) void poll.run(() => api.graphql(OfficeBulkOperationDocument, { id: kept }).then((r) => setRun(r.bulkOperation)));
+    if (kept) api.graphql(OfficeBulkOperationDocument, { id: kept }).then((r) => setRun(r.bulkOperation), (e: ApiError) => e.code !== 'OFFLINE' && sessionStorage.removeItem(KEPT));
   }, [api]);
   // Asks the server for the run's counts until it ends; a failed ask (offline) is tried again.
   useEffect(() => {
@@ -43,7 +45,9 @@ export function BillingRun({ onFinished }: { onFinished: () => void }) {
 
   async function submit(event: FormEvent) {
     event.preventDefault();
-    const started = await start.run(() => api.graphql(OfficeGenerateInvoicesDocument, { input: { periodStart: range.start, periodEnd: range.end } }));
+    // One key per submission: a retried request (a lost answer) answers the same run, not a second one.
+    const input = { periodStart: range.start, periodEnd: range.end, idempotencyKey: crypto.randomUUID() };
+    const started = await start.run(() => api.graphql(OfficeGenerateInvoicesDocument, { input }));
     if (!started) return;
     sessionStorage.setItem(KEPT, started.generateInvoices.id);
     setRun(started.generateInvoices);
@@ -67,7 +71,6 @@ export function BillingRun({ onFinished }: { onFinished: () => void }) {
       </form>
       <p className="hint">Each customer gets one draft holding the work of the period not billed yet; running it again bills nothing twice.</p>
       {run && <RunProgress run={run} />}
-      <Alert message={poll.error} />
     </section>
   );
 }
