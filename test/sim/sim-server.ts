@@ -111,7 +111,9 @@ async function launch(env: Record<string, string>): Promise<ChildProcess> {
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );
-  await waitForOutput(child, /listening on/, 60_000);
+  // A start is a few seconds of CPU; on a machine others load (two cores, a load average above
+  // 20) it has taken more than a minute of wall time, which is no fault of the server's.
+  await waitForOutput(child, /listening on/, 240_000);
   child.stdout!.resume();
   return child;
 }
