@@ -111,7 +111,8 @@ async function launch(env: Record<string, string>): Promise<ChildProcess> {
       stdio: ['ignore', 'pipe', 'inherit'],
     }),
   );
-  await waitForOutput(child, /listening on/, 60_000);
+  // A first start migrates and installs the scope triggers: on a loaded machine that has taken over a minute.
+  await waitForOutput(child, /listening on/, 180_000);
   child.stdout!.resume();
   return child;
 }
