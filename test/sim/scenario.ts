@@ -224,8 +224,8 @@ async function setUpWorld(url: string, adminToken: string, options: SeedOptions)
   for (let i = 0; i <= technicians.length * 2; i++) {
     const technicianId = technicians[i % (technicians.length + 1)]?.userId ?? null;
     const customerId = (await q(`mutation($t: ID) { createCustomer(input: {firstName: "Sim", lastName: "Customer ${i}", service: {technicianId: $t}}) { id } }`, { t: technicianId })).createCustomer.id as string;
-    for (const [month, price] of [['2026-09-01', 60 + i], ['2026-10-01', 75.5 + i]] as const) {
-      const draft = (await q(`mutation($i: CreateInvoiceInput!) { createInvoice(input: $i) { id } }`, { i: { customerId, periodStart: month, lines: [{ description: 'Pool service', quantity: 1, unitPrice: price, taxId: null }] } })).createInvoice.id;
+    for (const [periodStart, periodEnd, price] of [['2026-09-01', '2026-09-30', 60 + i], ['2026-10-01', '2026-10-31', 75.5 + i]] as const) {
+      const draft = (await q(`mutation($i: CreateInvoiceInput!) { createInvoice(input: $i) { id } }`, { i: { customerId, periodStart, periodEnd, lines: [{ description: 'Pool service', quantity: 1, unitPrice: price, taxId: null }] } })).createInvoice.id;
       await q(`mutation($id: ID!) { finalizeInvoice(id: $id) { id } }`, { id: draft });
     }
   }
