@@ -127,6 +127,18 @@ describe.each(engines)('billing sync on %s', (engine) => {
     expect(quarantine).toContainEqual(expect.objectContaining({ documentId: taken.id, collection: 'payments', reason: expect.stringContaining('own customers') }));
   });
 
+  it('a payment taken offline while the customer was its own is recorded after the office gave the customer to another technician', async () => {
+    const customerId = ok(await gql(`mutation($t: ID) { createCustomer(input: {lastName: "Moved", service: {technicianId: $t}}) { id } }`, { t: techUserId })).createCustomer.id as string;
+    expect(live((await pullAll(server, tech, 'customers')).documents).map((d) => d.id)).toContain(customerId);
+    const otherUserId = ok(await gql(`{ users(role: TECHNICIAN) { id } }`)).users.map((u: { id: string }) => u.id).find((id: string) => id !== techUserId);
+    ok(await gql(`mutation($id: ID!, $t: ID) { updateCustomer(id: $id, input: {service: {technicianId: $t}}) { id } }`, { id: customerId, t: otherUserId }));
+    expect(live((await pullAll(server, tech, 'customers')).documents).map((d) => d.id)).not.toContain(customerId);
+    const taken = payment(customerId, 45);
+    const pushed = await pushChanges(server, tech, 'payments', [{ newDocumentState: taken, changeId: uid('ch') }]);
+    expect(pushed.body).toEqual([expect.objectContaining({ id: taken.id, amount: 45, _deleted: false })]);
+    expect(await paymentsOf(customerId)).toEqual([{ id: taken.id, amount: 45, method: 'CASH', reference: null }]);
+  });
+
   it('a payment is never changed or deleted from a device; a bad one is refused alone', async () => {
     const customerId = await techCustomer();
     const taken = payment(customerId, 25);

@@ -72,6 +72,11 @@ describe.runIf(runs)('technician app: taking a payment at the door', { timeout: 
     return page;
   }
   const shot = (page: Page, name: string) => page.screenshot({ path: path.join(SHOTS, `tech-${name}.png`), fullPage: true });
+  /** What the phone's screen shows with the balance card at its top (the app's bars stay where they are). */
+  async function viewportShot(page: Page, name: string) {
+    await page.getByTestId('balance').evaluate((card) => window.scrollTo(0, card.getBoundingClientRect().top + window.scrollY - 70));
+    await page.screenshot({ path: path.join(SHOTS, `tech-${name}.png`) });
+  }
   const serverPayments = async () => (await pullAll(server, admin, 'payments')).documents.filter((d: any) => d.customerId === customerId);
   const balanceDue = (page: Page) => page.getByTestId('balance-due').textContent();
 
@@ -111,12 +116,13 @@ describe.runIf(runs)('technician app: taking a payment at the door', { timeout: 
     await expect.poll(() => page.getByTestId('payments').textContent()).toMatch(/waiting to sync/);
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, 'payment-offline');
+    await viewportShot(page, 'payment-offline-card');
     expect(await serverPayments()).toEqual([]);
 
     // The server back: the payment goes up once, the older invoice is paid and leaves the phone.
     proxy.setMode('pass');
-    await expect.poll(() => page.getByTestId('payments').textContent(), { timeout: 20_000 }).toMatch(/check #2207, .*: synced/);
-    await expect.poll(() => page.locator('.owed .invoices li').count(), { timeout: 20_000 }).toBe(1);
+    await expect.poll(() => page.getByTestId('payments').textContent(), { timeout: 45_000 }).toMatch(/check #2207, .*: synced/);
+    await expect.poll(() => page.locator('.owed .invoices li').count(), { timeout: 45_000 }).toBe(1);
     expect(await balanceDue(page)).toBe('$50.50');
     expect(await page.getByTestId('balance').textContent()).not.toContain('not yet synced');
     const payments = await serverPayments();
@@ -125,6 +131,9 @@ describe.runIf(runs)('technician app: taking a payment at the door', { timeout: 
     expect(await storedInvoice(store.db, orgId, invoices.later)).toMatchObject({ status: 'OPEN', balanceDue: 50.5 });
     await page.evaluate(() => window.scrollTo(0, 0));
     await shot(page, 'payment-synced');
+    await viewportShot(page, 'payment-synced-card');
+    // Paid invoices leave the phone without a word: the balance says it.
+    expect(await page.locator('.notice').count()).toBe(0);
     expect(pageErrors).toEqual([]);
   });
 });

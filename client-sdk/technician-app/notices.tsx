@@ -42,7 +42,10 @@ export function NoticesProvider({ children }: { children: ReactNode }) {
       setNotices((all) => [notice, ...all].slice(0, 50));
       setUnseen(notice);
     };
-    const departures = client.departures$.subscribe((d) => add(departureWords(d)));
+    const departures = client.departures$.subscribe((d) => {
+      const words = departureWords(d);
+      if (words) add(words);
+    });
     const merges = client.conflicts$.subscribe((m) => {
       const words = mergeWords(m);
       if (words) add(words);
@@ -57,7 +60,9 @@ export function NoticesProvider({ children }: { children: ReactNode }) {
 
 export const useNotices = () => useContext(NoticesContext);
 
-function departureWords(d: Departure): string {
+/** Null where leaving is no news: an invoice paid or voided (the customer's balance shows it), a payment that aged out. */
+function departureWords(d: Departure): string | null {
+  if (d.collection === 'invoices' || d.collection === 'payments') return null;
   const what = d.collection === 'services' ? `The visit${d.held.startTime ? ` at ${time(String(d.held.startTime))}` : ''}` : d.collection === 'customers' ? `Customer ${customerName(d.held as never)}` : 'A record';
   const delivered = d.changesDelivered ? ' What you recorded on it reached the office first.' : '';
   return `${what} was given to another technician and left this phone.${delivered}`;
@@ -65,6 +70,7 @@ function departureWords(d: Departure): string {
 
 /** The fields the server's answer holds differently from what this phone sent: what the server kept. */
 function mergeWords(m: MergedChange): string | null {
+  if (m.collection === 'payments') return refusedPaymentWords(m);
   if (m.collection !== 'services' && m.collection !== 'customers') return null;
   const sent = (m.sent ?? {}) as Record<string, unknown>;
   const server = m.server as Record<string, unknown>;
@@ -72,6 +78,14 @@ function mergeWords(m: MergedChange): string | null {
   if (!fields.length) return null;
   const what = m.collection === 'services' ? 'this visit' : 'this customer';
   return `The office changed ${what} too. The server kept its ${fields.map((f) => FIELD_WORDS[f]).join(', ')}; see the visit for what it holds now.`;
+}
+
+/** A payment the server would not record (a customer no longer this technician's, say): kept for the office, gone from the phone. */
+function refusedPaymentWords(m: MergedChange): string | null {
+  const server = m.server as { _deleted?: boolean } | null;
+  const sent = (m.sent ?? {}) as { amount?: number; method?: string };
+  if (!server?._deleted) return null;
+  return `The server did not record a ${String(sent.method ?? '').toLowerCase()} payment of ${sent.amount ?? ''} you took; the office has it and will follow up.`;
 }
 
 /**

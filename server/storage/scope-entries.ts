@@ -138,3 +138,12 @@ export async function leaveAgain(tx: Queryable, orgId: string, audience: string,
   if (rows.length) await tx.query(`select pg_notify('pool_changes', $1)`, [`${orgId} ${table}`]);
   return rows.map((r) => r.id);
 }
+
+/**
+ * Whether the row was ever in the audience's feed (an entry, present or left): a customer a
+ * technician's phone held at some time, as when it took a payment there offline.
+ */
+export async function everHeld(q: Queryable, orgId: string, audience: string, collection: string, rowId: string): Promise<boolean> {
+  const { rows } = await q.query('select 1 from scope_rows where org_id = $1 and audience = $2 and collection = $3 and row_id = $4', [orgId, audience, collection, rowId]);
+  return rows.length > 0;
+}

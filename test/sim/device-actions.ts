@@ -17,6 +17,8 @@ export type ActionKind =
   | 'transferStock'
   // A dose the engine suggested, booked from the truck (sometimes corrected at once): ledger entries carrying their suggestion.
   | 'recordDose'
+  // Cash or a check taken at the door: a payments ledger entry the server applies once.
+  | 'takePayment'
   | 'createQuote'
   | 'editQuote'
   | 'deleteVisit'
@@ -61,6 +63,8 @@ export interface ActionResult {
   movement?: Movement;
   /** More movements of the action (a dose's correction). */
   movements?: Movement[];
+  /** A payment taken. */
+  payment?: { id: string; customerId: string; amount: number };
 }
 
 type Movement = { id: string; itemId: string; locationId: string; toLocationId: string | null; delta: number; dose?: unknown };
@@ -139,6 +143,14 @@ export async function performAction(client: PoolClient, a: ActionRequest): Promi
       const booked = await client.recordDose({ visitId: visit.id, itemId: item.id, locationId: truck.id, quantity, chemical: dose.chemical, suggestion });
       const movements = [booked, ...(r2 < 0.3 ? [await client.correctDose(booked.id, quantity - 1)] : [])].map((m) => ({ id: m.id, itemId: m.itemId, locationId: m.locationId, toLocationId: null, delta: m.delta, dose: m.dose }));
       return { done: true, created: movements.map((m) => ({ collection: 'stockMovements', id: m.id })), movements };
+    }
+    case 'takePayment': {
+      const customer = pick(await live(client, 'customers'), r0);
+      if (!customer) return skip('no customer');
+      const amount = (500 + Math.round(r1 * 14_500)) / 100;
+      const method = r2 < 0.5 ? 'CASH' : 'CHECK';
+      const taken = await client.takePayment({ customerId: customer.id, amount, method, reference: method === 'CHECK' ? a.label : null });
+      return { done: true, created: [{ collection: 'payments', id: taken.id }], payment: { id: taken.id, customerId: customer.id, amount: taken.amount } };
     }
     case 'createQuote': {
       const customer = pick(await live(client, 'customers'), r0);

@@ -3,7 +3,7 @@ import type { ActionResult } from './device-actions.js';
 
 /**
  * What the simulated people did, as far as the checks need it: who wrote which value of which
- * field, what was created and deleted, every stock movement and photo.
+ * field, what was created and deleted, every stock movement, photo and payment taken.
  */
 export class History {
   /** "collection/id/field" -> canonical value -> writers (user ids). */
@@ -13,6 +13,7 @@ export class History {
   readonly deletedCustomers = new Set<string>();
   readonly movements: NonNullable<ActionResult['movement']>[] = [];
   readonly photos: NonNullable<ActionResult['photo']>[] = [];
+  readonly payments: NonNullable<ActionResult['payment']>[] = [];
   actions = 0;
   done = 0;
 
@@ -47,5 +48,6 @@ export class History {
     if (result.movement) this.movements.push(result.movement);
     this.movements.push(...(result.movements ?? []));
     if (result.photo) this.photos.push(result.photo);
+    if (result.payment) this.payments.push(result.payment);
   }
 }

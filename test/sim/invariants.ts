@@ -44,12 +44,14 @@ export interface Exercised {
   /** Of the movements, doses and their corrections. */
   doses: number;
   photos: number;
+  /** Payments taken at the door. */
+  payments: number;
 }
 
 export async function checkInvariants(url: string, adminToken: string, history: History, devices: DeviceView[]): Promise<{ problems: string[]; exercised: Exercised }> {
   const problems: string[] = [];
   const server = new Map<string, Docs>();
-  for (const c of ['customers', 'services', 'quotes', 'stockMovements', 'stockLevels', 'inventoryItems']) server.set(c, byId(await pullAll(url, adminToken, c)));
+  for (const c of ['customers', 'services', 'quotes', 'stockMovements', 'stockLevels', 'inventoryItems', 'invoices', 'payments']) server.set(c, byId(await pullAll(url, adminToken, c)));
   const quarantine = await allNodes<Quarantined>(url, adminToken, 'syncQuarantine', 'collection documentId document reason');
   const conflicts = await allNodes<Conflict>(url, adminToken, 'syncConflicts', 'collection documentId field keptValue lostValue pushedBy');
 
@@ -58,9 +60,17 @@ export async function checkInvariants(url: string, adminToken: string, history: 
   problems.push(...checkConflicts(history, conflicts));
   problems.push(...checkStock(history, server));
   problems.push(...checkPhotos(history, server));
+  problems.push(...checkPayments(history, server, quarantine));
   for (const device of devices) problems.push(...(await checkReplica(url, device)));
   problems.push(...(await checkScopes(url, adminToken, devices)));
-  const exercised = { conflicts: conflicts.length, quarantined: quarantine.length, movements: history.movements.length, doses: history.movements.filter((m) => m.dose).length, photos: history.photos.length };
+  const exercised = {
+    conflicts: conflicts.length,
+    quarantined: quarantine.length,
+    movements: history.movements.length,
+    doses: history.movements.filter((m) => m.dose).length,
+    photos: history.photos.length,
+    payments: history.payments.length,
+  };
   return { problems, exercised };
 }
 
@@ -130,6 +140,36 @@ function checkStock(history: History, server: Map<string, Docs>): string[] {
   }
   for (const item of server.get('inventoryItems')!.values()) {
     if ((totals.get(item.id) ?? 0) !== item.quantity) problems.push(`item ${item.id} quantity ${item.quantity}, levels say ${totals.get(item.id) ?? 0}`);
+  }
+  return problems;
+}
+
+/**
+ * Every payment taken at the door is on the server once, with its amount (or quarantined, its
+ * customer deleted), and applied once: a customer's invoices were all finalized before any payment,
+ * so what they show paid is exactly the payments' sum up to what they total (the rest is credit).
+ */
+function checkPayments(history: History, server: Map<string, Docs>, quarantine: Quarantined[]): string[] {
+  const problems: string[] = [];
+  const stored = server.get('payments')!;
+  const quarantined = new Set(quarantine.filter((q) => q.collection === 'payments').map((q) => q.documentId));
+  for (const p of history.payments) {
+    const payment = stored.get(p.id);
+    if (!payment && !quarantined.has(p.id)) problems.push(`payment ${p.id} (${p.amount}) never reached the server`);
+    else if (payment && (payment.amount !== p.amount || payment.customerId !== p.customerId)) problems.push(`payment ${p.id} stored as ${payment.amount} for ${payment.customerId}, taken as ${p.amount} for ${p.customerId}`);
+  }
+  const cents = (n: number) => Math.round(n * 100);
+  const paid = new Map<string, number>();
+  for (const p of stored.values()) paid.set(p.customerId, (paid.get(p.customerId) ?? 0) + cents(p.amount));
+  const owed = new Map<string, { total: number; paid: number }>();
+  for (const i of server.get('invoices')!.values()) {
+    const sums = owed.get(i.customerId) ?? { total: 0, paid: 0 };
+    owed.set(i.customerId, { total: sums.total + cents(i.total), paid: sums.paid + cents(i.amountPaid) });
+    if (cents(i.balanceDue) !== cents(i.total) - cents(i.amountPaid)) problems.push(`invoice ${i.id}: balance ${i.balanceDue} is not ${i.total} - ${i.amountPaid}`);
+  }
+  for (const [customerId, sums] of owed) {
+    const expected = Math.min(paid.get(customerId) ?? 0, sums.total);
+    if (sums.paid !== expected) problems.push(`customer ${customerId}'s invoices show ${sums.paid / 100} paid; its payments (${(paid.get(customerId) ?? 0) / 100}) pay ${expected / 100} of ${sums.total / 100}`);
   }
   return problems;
 }

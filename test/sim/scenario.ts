@@ -46,8 +46,9 @@ export interface SeedReport {
 /** Every device in sync within this of the heal, or the seed fails. */
 export const RECOVERY_LIMIT_MS = 45_000;
 
-const TECH_COLLECTIONS = ['customers', 'services', 'quotes', 'inventoryLocations', 'inventoryItems', 'stockLevels', 'stockMovements'];
-const OFFICE_COLLECTIONS = ['organization', 'serviceTypes', 'customers', 'appointments', 'services', 'quotes', 'inventoryLocations', 'inventoryItems', 'stockLevels', 'stockMovements'];
+const TECH_COLLECTIONS = ['organization', 'customers', 'services', 'quotes', 'inventoryLocations', 'inventoryItems', 'stockLevels', 'stockMovements', 'invoices', 'payments'];
+// Eleven: the most a client opens (RxDB's 13 per process, less the SDK's two); appointments, which no device writes here, stay out.
+const OFFICE_COLLECTIONS = ['organization', 'serviceTypes', 'customers', 'services', 'quotes', 'inventoryLocations', 'inventoryItems', 'stockLevels', 'stockMovements', 'invoices', 'payments'];
 
 const TECH_ACTIONS: Partial<Record<ActionKind, number>> = {
   recordVisit: 4,
@@ -56,6 +57,7 @@ const TECH_ACTIONS: Partial<Record<ActionKind, number>> = {
   useStock: 3,
   transferStock: 1,
   recordDose: 2,
+  takePayment: 2,
   createQuote: 2,
   editQuote: 2,
   deleteVisit: 1,
@@ -217,10 +219,15 @@ async function setUpWorld(url: string, adminToken: string, options: SeedOptions)
   for (const [i, tech] of technicians.entries()) {
     await q(`mutation($t: ID) { createInventoryLocation(input: {name: "Truck ${i + 1}", technicianId: $t}) { id } }`, { t: tech.userId });
   }
-  // Two customers per technician, and one of nobody's (the office's alone until someone visits it).
+  // Two customers per technician, and one of nobody's (the office's alone until someone visits it),
+  // each owing two invoices (finalized: OPEN) that payments taken at the door pay off, oldest first.
   for (let i = 0; i <= technicians.length * 2; i++) {
     const technicianId = technicians[i % (technicians.length + 1)]?.userId ?? null;
-    await q(`mutation($t: ID) { createCustomer(input: {firstName: "Sim", lastName: "Customer ${i}", service: {technicianId: $t}}) { id } }`, { t: technicianId });
+    const customerId = (await q(`mutation($t: ID) { createCustomer(input: {firstName: "Sim", lastName: "Customer ${i}", service: {technicianId: $t}}) { id } }`, { t: technicianId })).createCustomer.id as string;
+    for (const [periodStart, periodEnd, price] of [['2026-09-01', '2026-09-30', 60 + i], ['2026-10-01', '2026-10-31', 75.5 + i]] as const) {
+      const draft = (await q(`mutation($i: CreateInvoiceInput!) { createInvoice(input: $i) { id } }`, { i: { customerId, periodStart, periodEnd, lines: [{ description: 'Pool service', quantity: 1, unitPrice: price, taxId: null }] } })).createInvoice.id;
+      await q(`mutation($id: ID!) { finalizeInvoice(id: $id) { id } }`, { id: draft });
+    }
   }
   const devices: Device[] = [];
   for (const [index, host] of options.hosts.entries()) {

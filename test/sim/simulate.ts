@@ -44,7 +44,7 @@ export async function simulate(run: SimulationRun): Promise<SeedReport[]> {
       reports.push(report);
       const verdict = report.problems.length ? `FAILED (${report.problems.length} problems)` : 'ok';
       const e = report.exercised;
-      const checked = e ? `; checked ${e.conflicts} conflict-log entries, ${e.quarantined} quarantined, ${e.movements} movements (${e.doses} doses), ${e.photos} photos` : '';
+      const checked = e ? `; checked ${e.conflicts} conflict-log entries, ${e.quarantined} quarantined, ${e.movements} movements (${e.doses} doses), ${e.photos} photos, ${e.payments} payments` : '';
       const recovered = report.recoveryMs == null ? 'not in sync' : `in sync ${(report.recoveryMs / 1000).toFixed(1)} s after the heal`;
       log(`seed ${seed}: ${verdict}; ${report.done}/${report.actions} actions done, ${report.faults} fault switches, ${report.moves ?? 0} moves, ${report.newPhones ?? 0} new phones${checked}; ${recovered}; ${(report.ms / 1000).toFixed(1)} s (replay: SIM_SEED=${seed})`);
       for (const p of report.problems.slice(0, 20)) log(`  - ${p}`);
@@ -95,7 +95,7 @@ async function main(): Promise<void> {
   const total = (pick: (r: SeedReport) => number) => reports.reduce((sum, r) => sum + pick(r), 0);
   console.log(
     `actions done ${total((r) => r.done)} of ${total((r) => r.actions)}; fault switches ${total((r) => r.faults)}; moves ${total((r) => r.moves ?? 0)}; new phones ${total((r) => r.newPhones ?? 0)}; conflict-log entries checked ${total((r) => r.exercised?.conflicts ?? 0)}; ` +
-      `quarantined ${total((r) => r.exercised?.quarantined ?? 0)}; movements ${total((r) => r.exercised?.movements ?? 0)} (doses ${total((r) => r.exercised?.doses ?? 0)}); photos ${total((r) => r.exercised?.photos ?? 0)}`,
+      `quarantined ${total((r) => r.exercised?.quarantined ?? 0)}; movements ${total((r) => r.exercised?.movements ?? 0)} (doses ${total((r) => r.exercised?.doses ?? 0)}); photos ${total((r) => r.exercised?.photos ?? 0)}; payments ${total((r) => r.exercised?.payments ?? 0)}`,
   );
   console.log(recoverySummary(reports));
   console.log(

@@ -26,6 +26,7 @@ import {
   type PayableInvoice,
 } from '../../storage/payments.js';
 import { heldCustomers } from '../../storage/receivables.js';
+import { everHeld } from '../../storage/scope-entries.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../input.js';
@@ -90,7 +91,7 @@ export function recordPayment(ctx: OperationContext, input: unknown): Promise<Pa
  * unit, another currency than the organization's, a customer or invoice not of the organization,
  * an invoice of another customer, a technician's payment for a customer it does not serve.
  */
-export async function recordPaymentIn(tx: Queryable, ctx: OperationContext, raw: PaymentInput): Promise<Payment> {
+export async function recordPaymentIn(tx: Queryable, ctx: OperationContext, raw: PaymentInput, options: RecordOptions = {}): Promise<Payment> {
   requireRole(ctx.viewer, PAYMENT_ROLES, 'record payments');
   const input = parseInput(PaymentFields, raw);
   const orgId = ctx.viewer.orgId;
@@ -100,7 +101,7 @@ export async function recordPaymentIn(tx: Queryable, ctx: OperationContext, raw:
   }
   const currency = await requirePaymentCurrency(tx, orgId, input);
   const amountMinor = exactMinor(input.amount, currency);
-  await requirePayableCustomer(tx, ctx, input.customerId);
+  await requirePayableCustomer(tx, ctx, input.customerId, options.takenOnDevice === true);
   await lockCustomerLedger(tx, orgId, input.customerId);
   const named = await requireNamedInvoices(tx, orgId, input);
   const payment = await payments.insertIfAbsent(tx, orgId, {
@@ -166,11 +167,23 @@ function exactMinor(amount: number, currency: string): number {
   return minor;
 }
 
-/** The customer must be the organization's, and a technician's own (a customer its device holds). */
-async function requirePayableCustomer(tx: Queryable, ctx: OperationContext, customerId: string): Promise<void> {
+export interface RecordOptions {
+  /**
+   * Pushed by the device that took it (a sync push): a technician's payment is then accepted for
+   * a customer its phone holds or once held. Taken offline while the customer was its own, it is
+   * recorded even if the office has given the customer to someone else since: money received is
+   * never turned away. A customer that was never on the phone is refused all the same.
+   */
+  takenOnDevice?: boolean;
+}
+
+/** The customer must be the organization's, and a technician's own (a customer its device holds, or held when it took the payment). */
+async function requirePayableCustomer(tx: Queryable, ctx: OperationContext, customerId: string, takenOnDevice: boolean): Promise<void> {
   const orgId = ctx.viewer.orgId;
   if (!(await customers.findById(tx, orgId, customerId))) throw errors.notFound('Customer', customerId);
-  if (ctx.viewer.role === 'TECHNICIAN') await requireServedBy(tx, ctx, customerId);
+  if (ctx.viewer.role !== 'TECHNICIAN') return;
+  if (takenOnDevice && (await everHeld(tx, orgId, ctx.viewer.userId, 'customers', customerId))) return;
+  await requireServedBy(tx, ctx, customerId);
 }
 
 /**

@@ -7,9 +7,10 @@ import type { LedgerRecord } from './ledger-entries.js';
 
 /**
  * A payment a device took (a technician at the door, offline): recorded and applied by the same
- * operation as the office's (recordPaymentIn), in the push's transaction, once by its id. Its
- * refusals (a customer the technician does not hold, another currency, an invoice of someone
- * else) are the operation's errors, which the push turns into a refusal of this row alone: kept in
+ * operation as the office's (recordPaymentIn), in the push's transaction, once by its id; a
+ * technician's for a customer its phone holds or held (taken offline before the office gave the
+ * customer to someone else). Its refusals (a customer never on the technician's phone, another
+ * currency, an invoice of someone else) are the operation's errors, which the push turns into a refusal of this row alone: kept in
  * quarantine for the office, answered with a tombstone.
  */
 export async function recordPayment(ctx: OperationContext, tx: Queryable, doc: Doc): Promise<LedgerRecord> {
@@ -24,6 +25,6 @@ export async function recordPayment(ctx: OperationContext, tx: Queryable, doc: D
     reference: sent.reference ?? null,
     receivedAt: sent.receivedAt ?? null,
     invoiceIds: sent.invoiceIds ?? null,
-  });
+  }, { takenOnDevice: true });
   return { entry: payment, applied: true };
 }
