@@ -21,7 +21,7 @@ import { createMetrics, metricsRoute, type Metrics } from './transports/http/met
 import { authThrottle } from './transports/http/auth-throttle.js';
 import { liveTokens } from './operations/live-tokens.js';
 import { requestBudgets } from './transports/http/rate-limits.js';
-import { baseUrlOf, type FileLinks, type GeneratedPdfRef } from './transports/http/file-links.js';
+import { baseUrlOf, type FileLinks, type GeneratedPdfRef, type InvoicePdfRef } from './transports/http/file-links.js';
 import { authenticateRequests } from './transports/http/request-context.js';
 import { requestLogger } from './transports/http/request-log.js';
 import { adminRouter } from './transports/rest/admin.js';
@@ -31,6 +31,7 @@ import { chemicalCostExportRoute } from './transports/rest/chemical-cost.js';
 import { quoteExportRoute } from './transports/rest/quotes.js';
 import { quotePdfRoute } from './transports/rest/quote-pdfs.js';
 import { reportRoutes } from './transports/rest/reports.js';
+import { invoicePdfRoutes, invoicePageRoutes } from './transports/rest/invoice-delivery.js';
 import { syncRoutes } from './transports/sync/routes.js';
 import { bulkRoutes } from './transports/rest/bulk.js';
 import { phoneSignInRoute } from './transports/rest/phone-sign-in.js';
@@ -113,6 +114,8 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger,
   app.use(downloadRoute(blobs, links));
   app.use(quotePdfRoute(db, blobs, links));
   app.use(reportRoutes(db, blobs));
+  app.use(invoicePageRoutes(db, blobs));
+  app.use(invoicePdfRoutes(auth, db, blobs, links));
   app.use(uploadRoutes(auth, { links, maxUploadBytes: config.files.maxUploadBytes, publicUrl: config.files.publicUrl }));
   app.use(quoteExportRoute(auth));
   app.use(chemicalCostExportRoute(auth));
@@ -156,6 +159,7 @@ function graphqlRouter(deps: Pick<AppDeps, 'links' | 'config' | 'bulkStarted' | 
   const fileUrls = (req: express.Request) => ({
     file: (key: string) => links.urlFor(key, baseUrlOf(req, config.files.publicUrl)),
     quotePdf: (pdf: GeneratedPdfRef) => links.quotePdfUrl(pdf, baseUrlOf(req, config.files.publicUrl)),
+    invoicePdf: (pdf: InvoicePdfRef) => links.invoicePdfUrl(pdf, baseUrlOf(req, config.files.publicUrl)),
     phoneSignIn: (code: string) => technicianAppSignInLink(baseUrlOf(req, config.files.publicUrl), code),
   });
   router.all(

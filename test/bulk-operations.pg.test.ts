@@ -204,12 +204,12 @@ describe.each(engines)('bulk operations on %s', (engine) => {
 
     const visits: string[] = [];
     for (let i = 0; i < 4; i++) visits.push(ok(await gql(`mutation($n: String) { createService(input: {notes: $n, billingStatus: "NOT_BILLED"}) { id } }`, { n: `v${i}` })).createService.id);
-    const bill = await startBulk(server, token, { kind: 'SERVICES_UPDATE', selection: { ids: visits.slice(0, 3) }, patch: { billingStatus: 'INVOICED' } });
+    const bill = await startBulk(server, token, { kind: 'SERVICES_UPDATE', selection: { ids: visits.slice(0, 3) }, patch: { billingStatus: 'READY' } });
     expect(await waitForBulk(server, token, bill.body.id)).toMatchObject({ status: 'SUCCEEDED', succeeded: 3 });
-    const exp = await startBulk(server, token, { kind: 'SERVICES_EXPORT', selection: { selector: { filters: { billingStatus: { equals: 'INVOICED' } } } } });
+    const exp = await startBulk(server, token, { kind: 'SERVICES_EXPORT', selection: { selector: { filters: { billingStatus: { equals: 'READY' } } } } });
     const visitRows = parse(await (await fetch((await waitForBulk(server, token, exp.body.id)).resultUrl)).text(), { columns: true }) as Record<string, string>[];
     expect(visitRows.map((r) => r.id).sort()).toEqual(visits.slice(0, 3).sort());
-    expect(await count(`select count(*)::int8 as n from services where org_id = $1 and billing_status = 'INVOICED'`, [o.id])).toBe(3);
+    expect(await count(`select count(*)::int8 as n from services where org_id = $1 and billing_status = 'READY'`, [o.id])).toBe(3);
   });
 
   it('a worker killed mid-operation is taken over; every item is applied exactly once', async () => {

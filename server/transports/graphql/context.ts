@@ -1,6 +1,6 @@
 import type { AuthPolicy } from '../../operations/auth-policy.js';
 import type { OperationContext } from '../../operations/context.js';
-import type { GeneratedPdfRef } from '../http/file-links.js';
+import type { GeneratedPdfRef, InvoicePdfRef } from '../http/file-links.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import { STRICT_POLICY, type WebhookPolicy } from '../../operations/events/endpoints.js';
 
@@ -11,6 +11,8 @@ export type GraphQLContext = OperationContext & {
   fileUrl: (key: string) => string;
   /** The same for a quote's generated PDF (made when the link is first fetched). */
   quotePdfUrl: (pdf: GeneratedPdfRef) => string;
+  /** The same for an invoice's PDF (made as the invoice is when the link is fetched). */
+  invoicePdfUrl: (pdf: InvoicePdfRef) => string;
   /** The technician app's link that signs a phone in with this one-time code, on the host the client called. */
   phoneSignInLink: (code: string) => string;
   /** How long credentials last, and the clock (operations/auth-policy.ts). */
@@ -32,6 +34,7 @@ export type GraphQLContext = OperationContext & {
 export interface LinkMakers {
   file: (key: string) => string;
   quotePdf: (pdf: GeneratedPdfRef) => string;
+  invoicePdf: (pdf: InvoicePdfRef) => string;
   phoneSignIn: (code: string) => string;
 }
 
@@ -50,6 +53,7 @@ export function graphqlContext(ctx: OperationContext, links: LinkMakers, options
     loaders: createLoaders(ctx),
     fileUrl: links.file,
     quotePdfUrl: links.quotePdf,
+    invoicePdfUrl: links.invoicePdf,
     phoneSignInLink: links.phoneSignIn,
     auth: options.auth,
     bulkStarted: options.bulkStarted,

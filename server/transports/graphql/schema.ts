@@ -7,6 +7,7 @@ import * as chemistry from './modules/chemistry.js';
 import * as customers from './modules/customers.js';
 import * as events from './modules/events.js';
 import * as inventory from './modules/inventory.js';
+import * as invoiceDelivery from './modules/invoice-delivery.js';
 import * as invoices from './modules/invoices.js';
 import * as lists from './modules/lists.js';
 import * as organization from './modules/organization.js';
@@ -23,7 +24,7 @@ import { DateScalar, DateTimeScalar, JSONScalar } from './scalars.js';
  * The executable schema: the types derived from shared/ plus each module's operations.
  * Modules declare `type Query` / `type Mutation`; makeExecutableSchema merges them.
  */
-const modules = [lists, organization, phones, catalog, customers, quotes, inventory, services, chemistry, sync, bulk, reports, events, invoices, payments];
+const modules = [lists, organization, phones, catalog, customers, quotes, inventory, services, chemistry, sync, bulk, reports, events, invoices, payments, invoiceDelivery];
 
 export function buildGraphQLSchema(): GraphQLSchema {
   const schema = makeExecutableSchema({

@@ -18,6 +18,15 @@ export interface FileLinks {
   isValid(key: string, expires: string | undefined, signature: string | undefined): boolean;
   quotePdfUrl(pdf: GeneratedPdfRef, baseUrl: string): string;
   isValidQuotePdf(pdf: GeneratedPdfRef, expires: string | undefined, signature: string | undefined): boolean;
+  /** An invoice's PDF, made as the invoice is when the link is fetched (GET /invoice-pdfs/<orgId>/<invoiceId>.pdf). */
+  invoicePdfUrl(pdf: InvoicePdfRef, baseUrl: string): string;
+  isValidInvoicePdf(pdf: InvoicePdfRef, expires: string | undefined, signature: string | undefined): boolean;
+}
+
+/** An invoice's PDF as its link names it. */
+export interface InvoicePdfRef {
+  orgId: string;
+  invoiceId: string;
 }
 
 /** A quote's generated PDF as its link names it: the quote and the hash of what the PDF shows. */
@@ -32,6 +41,7 @@ export function fileLinks(secret: string, ttlSeconds: number, now: () => number 
   // of one kind is a valid signature of the other.
   const sign = (subject: string, expires: string) => createHmac('sha256', secret).update(`${subject}\n${expires}`).digest('base64url');
   const pdfSubject = (pdf: GeneratedPdfRef) => `quote-pdf\n${pdf.orgId}\n${pdf.quoteId}\n${pdf.contentHash}`;
+  const invoiceSubject = (pdf: InvoicePdfRef) => `invoice-pdf\n${pdf.orgId}\n${pdf.invoiceId}`;
   const query = (subject: string) => {
     const expires = String(Math.floor(now() / 1000) + ttlSeconds);
     return `expires=${expires}&signature=${sign(subject, expires)}`;
@@ -54,6 +64,11 @@ export function fileLinks(secret: string, ttlSeconds: number, now: () => number 
       return `${baseUrl}/quote-pdfs/${path}?${query(pdfSubject(pdf))}`;
     },
     isValidQuotePdf: (pdf, expires, signature) => valid(pdfSubject(pdf), expires, signature),
+    invoicePdfUrl(pdf, baseUrl) {
+      const path = [pdf.orgId, `${pdf.invoiceId}.pdf`].map(encodeURIComponent).join('/');
+      return `${baseUrl}/invoice-pdfs/${path}?${query(invoiceSubject(pdf))}`;
+    },
+    isValidInvoicePdf: (pdf, expires, signature) => valid(invoiceSubject(pdf), expires, signature),
   };
 }
 

@@ -5,7 +5,8 @@ import { pinoHttp } from 'pino-http';
 /**
  * One log line per request (pino-http), with what must not reach a log removed: the
  * Authorization header (the logger's own redaction), the signature of a signed file link and the
- * token of a report page's link (`/reports/<token>`, operations/reports/links.ts). Each is a bearer
+ * token of a report page's link (`/reports/<token>`, operations/reports/links.ts) or an invoice's
+ * (`/invoice/<token>`, operations/billing/invoice-links.ts). Each is a bearer
  * credential until it expires: whoever reads the log could open the file or the report.
  * Health checks are not logged (a load balancer polls them every few seconds).
  */
@@ -31,5 +32,5 @@ const REDACTED = '[redacted]';
  * `/reports/[redacted]/photos/p`.
  */
 export function redactedUrl(url: string): string {
-  return url.replace(/([?&]signature=)[^&#]*/gi, `$1${REDACTED}`).replace(/^(\/reports\/)[^/?#]+/, `$1${REDACTED}`);
+  return url.replace(/([?&]signature=)[^&#]*/gi, `$1${REDACTED}`).replace(/^(\/reports\/|\/invoice\/)[^/?#]+/, `$1${REDACTED}`);
 }

@@ -27,7 +27,9 @@ import { PAGE_STYLE_HASH } from './front-page.js';
  * and never sniffed), and a policy on a PDF only risks the browser's own viewer.
  */
 const REPORT_IMAGE = /^\/reports\/[^/]+\/(?:photos\/[^/]+|logo)$/;
-const embeddable = (path: string) => path.startsWith('/files/') || REPORT_IMAGE.test(path);
+/** The logo in an invoice's email, under its link (`/invoice/<token>/logo`), for the same reason. */
+const INVOICE_IMAGE = /^\/invoice\/[^/]+\/logo$/;
+const embeddable = (path: string) => path.startsWith('/files/') || REPORT_IMAGE.test(path) || INVOICE_IMAGE.test(path);
 
 export function securityHeaders({ publicUrl }: { publicUrl: string | undefined }): RequestHandler {
   const fileOrigin = publicUrl ? [new URL(publicUrl).origin] : [];

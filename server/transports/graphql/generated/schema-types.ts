@@ -1334,6 +1334,10 @@ export type Mutation = {
   recordPayment: Payment;
   /** Reverses a payment (a bounced check, a refund), reopening what it paid. Once per payment. ADMIN, OFFICE, API. */
   reversePayment: Payment;
+  /** Emails the invoice to the customer's billingEmail (else their first email), billingCCEmail copied, with its PDF attached and a link to its page: one email per call. OPEN and PAID invoices only; a DRAFT must be finalized first (ADMIN, OFFICE, API). */
+  sendInvoice: Invoice;
+  /** Withdraws every link to the invoice's page (and its PDF) that its emails carried; returns how many were live (ADMIN, OFFICE, API). */
+  revokeInvoiceLinks: Scalars['Int']['output'];
 };
 
 
@@ -1547,6 +1551,16 @@ export type MutationrecordPaymentArgs = {
 export type MutationreversePaymentArgs = {
   id: Scalars['ID']['input'];
   reason: Scalars['String']['input'];
+};
+
+
+export type MutationsendInvoiceArgs = {
+  id: Scalars['ID']['input'];
+};
+
+
+export type MutationrevokeInvoiceLinksArgs = {
+  invoiceId: Scalars['ID']['input'];
 };
 
 export type Viewer = {
@@ -2311,10 +2325,14 @@ export type OutboxMessage = {
   customerId?: Maybe<Scalars['ID']['output']>;
   recipient: Scalars['String']['output'];
   subject?: Maybe<Scalars['String']['output']>;
-  /** The text, or an email's plain-text part. A visit report's link shows as [report link]: each sending makes its own. */
+  /** The text, or an email's plain-text part. A visit report's link shows as [report link], an invoice's as [invoice link]: each sending makes its own. */
   body: Scalars['String']['output'];
   /** The visit whose report this is (null for a bulk message). */
   serviceId?: Maybe<Scalars['ID']['output']>;
+  /** The invoice this email delivers (its PDF is attached when it is sent). */
+  invoiceId?: Maybe<Scalars['ID']['output']>;
+  /** Copied to (an invoice's billingCCEmail). */
+  cc?: Maybe<Scalars['String']['output']>;
   /** PENDING, SENT, STORED (no sender configured) or FAILED. */
   status: Scalars['String']['output'];
   /** Why the last attempt failed (a report message is tried up to 5 times). */

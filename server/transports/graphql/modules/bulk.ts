@@ -1,6 +1,7 @@
 import { cancelBulkOperation, getBulkOperation, listBulkOperations, startBulkOperation, type BulkOperationView } from '../../../operations/bulk/operations.js';
 import { listOutbox } from '../../../operations/outgoing-messages.js';
 import { REPORT_LINK } from '../../../operations/reports/links.js';
+import { INVOICE_LINK } from '../../../operations/billing/invoice-links.js';
 import type { OutboxMessage } from '../../../storage/outgoing-messages.js';
 import type { GraphQLContext, Resolvers } from '../context.js';
 import type { MutationcancelBulkOperationArgs, MutationstartBulkOperationArgs, QuerybulkOperationArgs, QuerybulkOperationsArgs, QueryoutboxMessagesArgs } from '../generated/schema-types.js';
@@ -80,10 +81,14 @@ export const typeDefs = /* GraphQL */ `
     customerId: ID
     recipient: String!
     subject: String
-    "The text, or an email's plain-text part. A visit report's link shows as [report link]: each sending makes its own."
+    "The text, or an email's plain-text part. A visit report's link shows as [report link], an invoice's as [invoice link]: each sending makes its own."
     body: String!
     "The visit whose report this is (null for a bulk message)."
     serviceId: ID
+    "The invoice this email delivers (its PDF is attached when it is sent)."
+    invoiceId: ID
+    "Copied to (an invoice's billingCCEmail)."
+    cc: String
     "PENDING, SENT, STORED (no sender configured) or FAILED."
     status: String!
     "Why the last attempt failed (a report message is tried up to 5 times)."
@@ -99,7 +104,7 @@ export const typeDefs = /* GraphQL */ `
 
 export const resolvers: Resolvers = {
   OutboxMessage: {
-    body: (m: OutboxMessage) => m.body.replaceAll(REPORT_LINK, '[report link]'),
+    body: (m: OutboxMessage) => m.body.replaceAll(REPORT_LINK, '[report link]').replaceAll(INVOICE_LINK, '[invoice link]'),
   },
   Query: {
     bulkOperation: (_: unknown, { id }: QuerybulkOperationArgs, ctx: GraphQLContext) => getBulkOperation(ctx, id),
