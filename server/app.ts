@@ -29,6 +29,7 @@ import { downloadRoute, uploadRoutes } from './transports/rest/files.js';
 import { inventoryRoutes } from './transports/rest/inventory.js';
 import { chemicalCostExportRoute } from './transports/rest/chemical-cost.js';
 import { quoteExportRoute } from './transports/rest/quotes.js';
+import { billingExportRoutes } from './transports/rest/billing-exports.js';
 import { quotePdfRoute } from './transports/rest/quote-pdfs.js';
 import { reportRoutes } from './transports/rest/reports.js';
 import { invoicePdfRoutes, invoicePageRoutes } from './transports/rest/invoice-delivery.js';
@@ -119,6 +120,7 @@ export function createApp({ db, blobs, links, config, feed, bulkStarted, logger,
   app.use(uploadRoutes(auth, { links, maxUploadBytes: config.files.maxUploadBytes, publicUrl: config.files.publicUrl }));
   app.use(quoteExportRoute(auth));
   app.use(chemicalCostExportRoute(auth));
+  app.use(billingExportRoutes(auth));
   app.use(inventoryRoutes(auth, config.bodyLimitBytes));
   app.use(sync.router);
   app.use(bulkRoutes(auth, { links, publicUrl: config.files.publicUrl, bodyLimitBytes: config.sync.bodyLimitBytes, onStarted: () => bulkStarted?.() }));

@@ -125,6 +125,17 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
     await page.getByRole('button', { name: 'Finalize selected (1)' }).click();
     const finalized = page.getByTestId('finalized');
     await expect.poll(() => finalized.textContent()).toMatch(/\S+\d/);
+    // Sent: its email (with the PDF) queued in the outbox, to the customer's address.
+    await finalized.getByRole('button', { name: /^Send / }).click();
+    await expect.poll(() => finalized.textContent()).toContain('sent to the outbox');
+    const outbox = ok(await caller(server, admin)(`{ outboxMessages(channel: EMAIL, first: 100) { edges { node { recipient subject } } } }`));
+    expect(outbox.outboxMessages.edges.map((e: { node: { recipient: string } }) => e.node.recipient)).toContain('bill@customer.example');
+    // Its page: the lines, and the PDF a click away.
+    await finalized.getByRole('link').first().click();
+    const pdf = await page.getByTestId('invoice-pdf').getAttribute('href');
+    const download = await page.request.get(new URL(pdf!, server.url).toString());
+    expect(download.headers()['content-type']).toContain('application/pdf');
+    await page.goBack();
     const owed = await balanceDue();
     expect(owed).toBeGreaterThanOrEqual(240);
 
@@ -132,6 +143,10 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
     await page.getByRole('navigation', { name: 'Billing' }).getByRole('link', { name: 'Unpaid & overdue' }).click();
     const row = page.getByRole('row').filter({ hasText: 'Bill Payer' });
     await expect.poll(() => row.getByTestId('balance-due').textContent()).toContain(owed.toFixed(2));
+    // Not due yet: not among the overdue ones.
+    await page.getByRole('button', { name: 'Overdue only' }).click();
+    await expect.poll(() => row.count()).toBe(0);
+    await page.getByRole('button', { name: 'All unpaid' }).click();
     await row.getByRole('link', { name: 'Record a payment' }).click();
 
     // A partial payment by check: the form says what it paid, and the balance drops by it.
@@ -160,6 +175,28 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
     await page.getByRole('navigation', { name: 'Billing' }).getByRole('link', { name: 'Aging' }).click();
     await expect.poll(() => page.getByTestId('aging').getByRole('row').filter({ hasText: 'Bill Payer' }).textContent()).toContain(left);
     await shot(page, 'aging');
+
+    // The other drafts, all at once: numbered, and none left to review.
+    await page.getByRole('navigation', { name: 'Billing' }).getByRole('link', { name: 'Run the month & drafts' }).click();
+    await page.getByRole('button', { name: 'Finalize all drafts' }).click();
+    await expect.poll(() => page.getByTestId('drafts-summary').textContent(), { timeout: 60_000 }).toBe('No drafts.');
+    const numbers = await page.getByTestId('finalized').getByRole('link').allTextContents();
+    expect(new Set(numbers).size).toBe(numbers.length);
+    expect(numbers.length).toBeGreaterThan(0);
+  });
+
+  it("invoices an accepted quote from its page: a draft holding the quote's lines, each saying so", async () => {
+    const gql = caller(server, admin);
+    const quote = ok(await gql(`mutation($c: ID!) { createQuote(input: {customerId: $c, title: "New pump", lineItems: [{description: "Variable-speed pump", quantity: 1, unitPrice: 950}]}) { id } }`, { c: customerId })).createQuote.id;
+    for (const status of ['SENT', 'ACCEPTED']) ok(await gql(`mutation($id: ID!, $s: QuoteStatus!) { updateQuote(id: $id, input: {status: $s}) { id } }`, { id: quote, s: status }));
+    const page = await signedIn(office);
+    await page.goto(`${server.url}/app#/quote/${quote}`);
+    await page.getByRole('button', { name: 'Invoice it' }).click();
+    await page.getByRole('heading', { name: 'Draft invoice' }).waitFor();
+    const line = page.getByTestId('invoice-lines').locator('tbody tr[data-source="QUOTE_LINE"]');
+    await expect.poll(() => line.textContent()).toContain('Line of an accepted quote');
+    expect(await line.textContent()).toContain('Variable-speed pump');
+    expect(await page.getByRole('button', { name: 'Finalize' }).count()).toBe(1);
   });
 
   it('names every control of the billing screens', async () => {

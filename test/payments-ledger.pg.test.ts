@@ -69,6 +69,22 @@ describe.each(engines)('the payments ledger on %s', (engine) => {
     expect(await invoice(due.id)).toMatchObject({ amountPaid: 25, balanceDue: 15 });
   });
 
+  it('payments of one customer at once never pay the same balance twice, and one id sent at once is recorded once', async () => {
+    const customerId = await newCustomer('Crowd');
+    const a = await openInvoice(store.db, orgId, { customerId, total: 45, issueDate: '2026-09-01', dueDate: '2026-09-30' });
+    const b = await openInvoice(store.db, orgId, { customerId, total: 55, issueDate: '2026-10-01', dueDate: '2026-10-31' });
+    const payments = Array.from({ length: 8 }, (_, i) => record({ customerId, amount: 30, method: 'CASH', reference: `r${i}` }));
+    const same = Array.from({ length: 5 }, () => record({ id: 'same-payment-at-once', customerId, amount: 5, method: 'CHECK' }));
+    const results = await Promise.all([...payments, ...same]);
+    expect(new Set(results.slice(8).map((p) => p.id))).toEqual(new Set(['same-payment-at-once']));
+    expect(await invoice(a.id)).toMatchObject({ status: 'PAID', amountPaid: 45, balanceDue: 0 });
+    expect(await invoice(b.id)).toMatchObject({ status: 'PAID', amountPaid: 55, balanceDue: 0 });
+    // 8 x 30 + 5 received, 100 owed: 145 is credit, and the next invoice of 200 takes all of it.
+    const next = await openInvoice(store.db, orgId, { customerId, total: 200, issueDate: '2026-11-30', dueDate: '2026-12-30' });
+    expect(await store.db.transaction((tx) => applyCreditTo(tx, ctx, next.id))).toBe(145);
+    expect(await invoice(next.id)).toMatchObject({ status: 'OPEN', balanceDue: 55 });
+  });
+
   it('a reversal takes back each application and reopens what it paid; it is made once, and a reversal is not reversed', async () => {
     const customerId = await newCustomer('Bounced');
     const due = await openInvoice(store.db, orgId, { customerId, total: 60, issueDate: '2026-10-01', dueDate: '2026-10-31' });

@@ -1,4 +1,4 @@
-import { invoiceResource, type Invoice } from '../../shared/index.js';
+import { invoiceLineResource, invoiceResource, type Invoice } from '../../shared/index.js';
 import type { Database } from '../../server/storage/db.js';
 import { recordTable } from '../../server/storage/records.js';
 import { newId } from '../../server/operations/ids.js';
@@ -9,6 +9,7 @@ import { newId } from '../../server/operations/ids.js';
  * finalize is at hand. Once it is, these tests can make their invoices through it instead.
  */
 const invoices = recordTable(invoiceResource);
+const invoiceLines = recordTable(invoiceLineResource);
 
 let sequence = 0;
 
@@ -20,14 +21,18 @@ export interface OpenInvoiceFixture {
   dueDate: string;
   currency?: string;
   status?: 'OPEN' | 'DRAFT';
+  number?: string;
+  accountingId?: string;
+  /** Manual lines (the total is given separately, as billing would have summed them). */
+  lines?: { description: string; quantity: number; unitPrice: number; amount: number; itemId?: string; date?: string }[];
 }
 
 export async function openInvoice(db: Database, orgId: string, fixture: OpenInvoiceFixture): Promise<Invoice> {
   const draft = fixture.status === 'DRAFT';
   sequence += 1;
-  return invoices.insert(db, orgId, {
+  const invoice = await invoices.insert(db, orgId, {
     id: newId(),
-    number: draft ? null : `TEST-${String(sequence).padStart(5, '0')}`,
+    number: draft ? null : (fixture.number ?? `TEST-${String(sequence).padStart(5, '0')}`),
     customerId: fixture.customerId,
     status: fixture.status ?? 'OPEN',
     origin: 'MANUAL',
@@ -43,7 +48,7 @@ export async function openInvoice(db: Database, orgId: string, fixture: OpenInvo
     issueDate: draft ? null : fixture.issueDate,
     dueDate: draft ? null : fixture.dueDate,
     notes: null,
-    accountingId: null,
+    accountingId: fixture.accountingId ?? null,
     quoteId: null,
     replacesInvoiceId: null,
     finalizedAt: draft ? null : `${fixture.issueDate}T12:00:00.000Z`,
@@ -52,6 +57,27 @@ export async function openInvoice(db: Database, orgId: string, fixture: OpenInvo
     voidReason: null,
     createdById: null,
   });
+  for (const [position, line] of (fixture.lines ?? []).entries()) {
+    await invoiceLines.insert(db, orgId, {
+      id: newId(),
+      invoiceId: invoice.id,
+      position,
+      sourceType: 'MANUAL',
+      sourceId: null,
+      serviceId: null,
+      date: line.date ?? null,
+      itemId: line.itemId ?? null,
+      description: line.description,
+      quantity: line.quantity,
+      unitPrice: line.unitPrice,
+      amount: line.amount,
+      taxId: null,
+      taxRate: 0,
+      taxAmount: null,
+      released: false,
+    });
+  }
+  return invoice;
 }
 
 /** An invoice as stored now (its amount paid, balance and status after payments). */

@@ -15,9 +15,9 @@ export interface Finalized {
 }
 
 /**
- * What was just finalized, numbered: each can be sent now (emailed to the customer with its PDF
- * through the outbox), or all of them; one already sent (the organization sends automatically)
- * says when.
+ * What was just finalized, numbered: each can be sent now (its email to the customer, with its PDF,
+ * queued in the outbox), or all of them; one the server already sent (the organization sends
+ * invoices automatically) says so.
  */
 export function FinalizedInvoices({ invoices }: { invoices: Finalized[] }) {
   const { api } = useSession();
@@ -42,7 +42,7 @@ export function FinalizedInvoices({ invoices }: { invoices: Finalized[] }) {
           <li key={i.id}>
             <a href={href('invoice', i.id)}>{i.number}</a> {money(i.total, i.currency)}{' '}
             {sentAt(i) ? (
-              <span className="badge done">sent</span>
+              <span className="badge done">sent to the outbox</span>
             ) : (
               <button type="button" disabled={send.busy} onClick={() => void sendThese([i])}>
                 Send {i.number}

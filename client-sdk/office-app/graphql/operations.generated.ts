@@ -690,6 +690,20 @@ export type OfficeAgingQueryVariables = Exact<{
 
 export type OfficeAgingQuery = { receivablesAging: { asOf: string, currency: string, totals: { current: number, days1to30: number, days31to60: number, days61to90: number, over90: number, total: number }, customers: Array<{ customerName: string, customer: { id: string }, buckets: { current: number, days1to30: number, days31to60: number, days61to90: number, over90: number, total: number } }> } };
 
+export type OfficeConvertQuoteMutationVariables = Exact<{
+  quoteId: string;
+}>;
+
+
+export type OfficeConvertQuoteMutation = { convertQuoteToInvoice: { id: string } };
+
+export type OfficeSendInvoiceMutationVariables = Exact<{
+  id: string;
+}>;
+
+
+export type OfficeSendInvoiceMutation = { sendInvoice: { id: string, sentAt: string | null } };
+
 export class TypedDocumentString<TResult, TVariables>
   extends String
   implements DocumentTypeDecoration<TResult, TVariables>
@@ -1754,3 +1768,18 @@ export const OfficeAgingDocument = new TypedDocumentString(`
   over90
   total
 }`) as unknown as TypedDocumentString<OfficeAgingQuery, OfficeAgingQueryVariables>;
+export const OfficeConvertQuoteDocument = new TypedDocumentString(`
+    mutation OfficeConvertQuote($quoteId: ID!) {
+  convertQuoteToInvoice(quoteId: $quoteId) {
+    id
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeConvertQuoteMutation, OfficeConvertQuoteMutationVariables>;
+export const OfficeSendInvoiceDocument = new TypedDocumentString(`
+    mutation OfficeSendInvoice($id: ID!) {
+  sendInvoice(id: $id) {
+    id
+    sentAt
+  }
+}
+    `) as unknown as TypedDocumentString<OfficeSendInvoiceMutation, OfficeSendInvoiceMutationVariables>;

@@ -3,13 +3,14 @@ import { Field } from '../../app-kit/components/field.js';
 import { useRef } from 'react';
 import { QUOTE_TRANSITIONS, type QuoteStatus } from '../../../shared/index.js';
 import { customerName, dateTime, money } from '../../app-kit/format.js';
-import { OfficeQuotePdfDocument, OfficeQuoteStatusDocument } from '../graphql/operations.generated.js';
+import { OfficeConvertQuoteDocument, OfficeQuotePdfDocument, OfficeQuoteStatusDocument } from '../graphql/operations.generated.js';
 import { useAction, useDoc, useGraphQL, useSession } from '../../app-kit/hooks.js';
-import { href } from '../../app-kit/route.js';
+import { href, navigate } from '../../app-kit/route.js';
 
 /**
  * One quote: lines and totals as the server computed them, the moves its state allows
- * (DRAFT -> SENT -> ACCEPTED / DECLINED / EXPIRED), and its PDF.
+ * (DRAFT -> SENT -> ACCEPTED / DECLINED / EXPIRED), its PDF, and once accepted, its invoice (a
+ * draft holding its lines, made once).
  */
 const ACTION_LABELS: Record<QuoteStatus, string> = {
   DRAFT: 'Back to draft',
@@ -108,6 +109,12 @@ export function QuoteScreen({ id }: { id: string }) {
           </button>
         ))}
         {QUOTE_TRANSITIONS[quote.status].length === 0 && <span>This quote is final.</span>}
+        {quote.status === 'ACCEPTED' && (
+          // Converting again answers the same draft: the quote's lines are billed once.
+          <button type="button" disabled={action.busy} onClick={() => void action.run(async () => navigate('invoice', (await api.graphql(OfficeConvertQuoteDocument, { quoteId: id })).convertQuoteToInvoice.id))}>
+            Invoice it
+          </button>
+        )}
       </div>
       <h2>PDF</h2>
       {/* Every quote has a PDF: the uploaded one while there is one, else one generated from the quote. */}

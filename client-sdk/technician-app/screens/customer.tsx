@@ -3,11 +3,12 @@ import { TrendChart } from '../../app-kit/components/trend-chart.js';
 import { customerAddress, customerName, day, readingsOf } from '../../app-kit/format.js';
 import { useDoc } from '../../app-kit/hooks.js';
 import { href } from '../../app-kit/route.js';
+import { CustomerBalance } from '../components/take-payment.js';
 import { useCustomerHistory } from '../data.js';
 
 /**
- * A customer at the gate: the address (opens the phone's maps), the gate code and access notes, the
- * pools and spas, and the last visits' readings as a small trend.
+ * A customer at the gate: the address (opens the phone's maps), the gate code and access notes, what
+ * they owe and taking a payment, the pools and spas, and the last visits' readings as a small trend.
  */
 export function CustomerScreen({ id }: { id: string }) {
   const customer = useDoc('customers', id);
@@ -43,6 +44,7 @@ export function CustomerScreen({ id }: { id: string }) {
           </>
         )}
       </dl>
+      <CustomerBalance customerId={customer.id} />
       <h2>Pools and spas</h2>
       <ul>
         {customer.pool?.kind && (

@@ -1,6 +1,6 @@
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Database } from '../../storage/db.js';
-import { markInvoiceSent } from '../../storage/invoice-reads.js';
+import { markInvoiceSent } from '../../storage/invoice-sending.js';
 import { markMessage, type OutboxMessage } from '../../storage/outgoing-messages.js';
 import { loadInvoice, renderLoadedInvoice } from './invoice-documents.js';
 import { INVOICE_LINK, invoicePagePath, issueInvoiceLink } from './invoice-links.js';

@@ -2,7 +2,7 @@ import { errors, type Customer, type Invoice, type InvoiceLine, type Organizatio
 import type { BlobStore } from '../../storage/blobs.js';
 import { customers } from '../../storage/customers.js';
 import type { Queryable } from '../../storage/db.js';
-import { invoiceRecords, linesOfInvoice } from '../../storage/invoice-reads.js';
+import { invoices, linesOfInvoices } from '../../storage/invoices.js';
 import { organizations } from '../../storage/organizations.js';
 import { taxes } from '../../storage/taxes.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
@@ -25,10 +25,10 @@ export interface LoadedInvoice {
 }
 
 export async function loadInvoice(q: Queryable, orgId: string, invoiceId: string): Promise<LoadedInvoice | null> {
-  const invoice = await invoiceRecords.findById(q, orgId, invoiceId);
+  const invoice = await invoices.findById(q, orgId, invoiceId);
   if (!invoice) return null;
   const [lines, customer, organization] = await Promise.all([
-    linesOfInvoice(q, orgId, invoiceId),
+    linesOfInvoices(q, orgId, [invoiceId]),
     customers.findById(q, orgId, invoice.customerId),
     organizations.findById(q, orgId, orgId),
   ]);

@@ -1,6 +1,6 @@
 import { errors, type Customer, type Invoice } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
-import { invoiceRecords, lockInvoiceForDelivery } from '../../storage/invoice-reads.js';
+import { invoices, lockInvoice } from '../../storage/invoices.js';
 import { insertMessages, invoiceMessagesOf } from '../../storage/outgoing-messages.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { newId } from '../ids.js';
@@ -44,7 +44,7 @@ export interface QueueOptions {
  */
 export async function queueInvoiceEmail(tx: Queryable, ctx: Pick<OperationContext, 'viewer'>, invoiceId: string, options: QueueOptions = {}): Promise<InvoiceEmailOutcome> {
   const orgId = ctx.viewer.orgId;
-  const locked = await lockInvoiceForDelivery(tx, orgId, invoiceId);
+  const locked = await lockInvoice(tx, orgId, invoiceId);
   if (!locked) throw errors.notFound('Invoice', invoiceId);
   if (!SENDABLE.includes(locked.status)) return { queued: false, reason: `the invoice is ${locked.status}` };
   const loaded = await loadInvoice(tx, orgId, invoiceId);
@@ -89,12 +89,12 @@ export async function sendInvoice(ctx: OperationContext, invoiceId: string): Pro
   requireRole(ctx.viewer, OFFICE_ROLES, 'send an invoice');
   const orgId = ctx.viewer.orgId;
   return ctx.db.transaction(async (tx) => {
-    const invoice = await lockInvoiceForDelivery(tx, orgId, invoiceId);
+    const invoice = await lockInvoice(tx, orgId, invoiceId);
     if (!invoice) throw errors.notFound('Invoice', invoiceId);
     if (invoice.status === 'DRAFT') throw errors.conflict(`Invoice ${invoiceId} is a DRAFT: finalize it before sending it`);
     if (invoice.status === 'VOID') throw errors.conflict(`Invoice ${invoice.number} is VOID and is not sent`);
     const outcome = await queueInvoiceEmail(tx, ctx, invoiceId, { again: true });
     if (!outcome.queued) throw errors.badInput(`Invoice ${invoice.number} cannot be sent: ${outcome.reason}`, { field: 'id' });
-    return (await invoiceRecords.findById(tx, orgId, invoiceId))!;
+    return (await invoices.findById(tx, orgId, invoiceId))!;
   });
 }

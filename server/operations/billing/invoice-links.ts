@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { errors } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
 import { insertInvoiceLink, invoiceLinksOf, liveInvoiceLink, revokeInvoiceLinksOf, type InvoiceLinkRow } from '../../storage/invoice-links.js';
-import { invoiceRecords } from '../../storage/invoice-reads.js';
+import { invoices } from '../../storage/invoices.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { newId } from '../ids.js';
 
@@ -40,7 +40,7 @@ export async function openInvoiceLink(q: Queryable, token: string): Promise<Invo
 
 async function officeInvoice(ctx: OperationContext, invoiceId: string, action: string): Promise<void> {
   requireRole(ctx.viewer, OFFICE_ROLES, action);
-  if (!(await invoiceRecords.findById(ctx.db, ctx.viewer.orgId, invoiceId))) throw errors.notFound('Invoice', invoiceId);
+  if (!(await invoices.findById(ctx.db, ctx.viewer.orgId, invoiceId))) throw errors.notFound('Invoice', invoiceId);
 }
 
 /** Withdraws every link to the invoice (ADMIN, OFFICE, API); returns how many were live. */

@@ -20,7 +20,7 @@ import {
   versionToKeep,
 } from '../../../shared/index.js';
 import { appointments } from '../../storage/appointments.js';
-import { invoiceRecords } from '../../storage/billing-replicas.js';
+import { invoices } from '../../storage/invoices.js';
 import { payments } from '../../storage/payments.js';
 import { customers } from '../../storage/customers.js';
 import type { Queryable } from '../../storage/db.js';
@@ -94,7 +94,7 @@ const TABLES: Record<string, RecordTable<ResourceDef>> = {
   inventoryItems,
   stockLevels,
   stockMovements,
-  invoices: invoiceRecords,
+  invoices,
   payments,
 } as Record<string, RecordTable<ResourceDef>>;
 

@@ -86,7 +86,7 @@ async function applyBatch({ ctx, tx, collection, rows, problems, since, careful 
   const applied = await startPush(tx, orgId, mentionedChangeIds(sound), sound.flatMap((r) => (r.changeId ? [r.changeId] : [])));
   const masters = await lockDocuments<Doc>(tx, collection.table, orgId, [...new Set(rows.map(rowId).filter(canLookUp))]);
   const run: PushRun = { ctx, tx, collection, masters, applied, refs: new References(tx, orgId) };
-  for (const ref of collection.references) await run.refs.prefetch(ref.table, sound.map((r) => r.newDocumentState[ref.field]));
+  await run.refs.prefetch(collection.references.map((ref) => ({ table: ref.table, ids: sound.map((r) => r.newDocumentState[ref.field]) })));
 
   const results: RowResult[] = [];
   const writes = new PendingWrites();
