@@ -45,7 +45,7 @@ describe('the demo organization on a weekend', () => {
     seedMs = performance.now() - started;
     token = demo!.token;
     made = demo!.data;
-  }, 120_000);
+  }, 300_000);
   afterAll(async () => {
     await server?.close();
     await store?.drop();

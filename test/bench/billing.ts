@@ -125,8 +125,13 @@ function readWhile(url: string, token: string): { stop(): Promise<number[]> } {
   const loop = (async () => {
     while (running) {
       const started = performance.now();
-      await graphql(url, token, '{ infiniteInvoices(first: 20, filter: {status: OPEN}) { edges { node { id number total balanceDue customer { id } } } } }');
-      latencies.push(performance.now() - started);
+      try {
+        await graphql(url, token, '{ infiniteInvoices(first: 20, filter: {status: OPEN}) { edges { node { id number total balanceDue customer { id } } } } }');
+        latencies.push(performance.now() - started);
+      } catch (error) {
+        console.log(`  a read failed: ${(error as Error).message}`);
+        running = false;
+      }
       await sleep(READ_EVERY_MS);
     }
   })();
@@ -174,8 +179,11 @@ export async function benchBilling(engine: 'pglite' | 'postgres', postgresUrl?: 
       EMAIL_FROM: 'billing@valley-pools.example',
       ...(databaseUrl ? { DATABASE_URL: databaseUrl } : {}),
     });
-    child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(chunk));
     const url = /listening on (http:\/\/\S+)/.exec(await waitForOutput(child, /listening on (http:\/\/\S+)/, 120_000))![1]!;
+    // The server's warnings and errors, as they come (read, so its output never blocks it).
+    child.stdout!.on('data', (chunk: Buffer) => process.stdout.write(`  server: ${chunk}`));
+    child.stderr!.on('data', (chunk: Buffer) => process.stderr.write(`  server: ${chunk}`));
+    child.on('exit', (code, signal) => console.log(`  server exited (${code ?? signal})`));
     const pid = child.pid!;
     await graphql(url, admin, 'mutation($s: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $s) { invoicePrefix } }', {
       s: { autoSendInvoices: true, chemicalBilling: 'UNIT_PRICE', invoiceDueDays: 30, invoicePrefix: 'VP-' },
