@@ -1,7 +1,7 @@
 import type { Invoice, PaymentMethod } from '../shared/index.js';
 import { finalizeInvoice, finalizeInvoices } from './operations/billing/finalize.js';
 import { convertQuoteToInvoice } from './operations/billing/from-quote.js';
-import { recordPayment } from './operations/billing/payments.js';
+import { recordPaymentIn } from './operations/billing/payments.js';
 import { addDays } from './operations/billing/periods.js';
 import { GENERATE_INVOICES } from './operations/bulk/kinds/invoices.js';
 import { getBulkOperation, startBulkOperation } from './operations/bulk/operations.js';
@@ -77,25 +77,28 @@ async function runTheMonth(ctx: OperationContext, period: { start: string; end: 
  */
 async function recordDemoPayments(ctx: OperationContext, invoices: readonly Invoice[]): Promise<{ paid: number; partlyPaid: number }> {
   const owed = invoices.filter((i) => i.status === 'OPEN').sort((a, b) => (a.number ?? '').localeCompare(b.number ?? ''));
-  let paid = 0;
-  let partlyPaid = 0;
-  for (const [n, invoice] of owed.entries()) {
-    const share = n % 5;
-    if (share === 4) continue;
-    const full = share < 3;
-    const amount = full ? invoice.total : Math.max(1, Math.floor(invoice.total / 3));
-    const method = METHODS[n % METHODS.length]!;
-    await recordPayment(ctx, {
-      customerId: invoice.customerId,
-      amount,
-      method,
-      reference: method === 'CHECK' ? `Check ${1040 + n}` : null,
-      invoiceIds: [invoice.id],
-    });
-    if (full) paid++;
-    else partlyPaid++;
-  }
-  return { paid, partlyPaid };
+  // One transaction for the lot: the seed's first start should not wait for a commit per payment.
+  return ctx.db.transaction(async (tx) => {
+    let paid = 0;
+    let partlyPaid = 0;
+    for (const [n, invoice] of owed.entries()) {
+      const share = n % 5;
+      if (share === 4) continue;
+      const full = share < 3;
+      const amount = full ? invoice.total : Math.max(1, Math.floor(invoice.total / 3));
+      const method = METHODS[n % METHODS.length]!;
+      await recordPaymentIn(tx, ctx, {
+        customerId: invoice.customerId,
+        amount,
+        method,
+        reference: method === 'CHECK' ? `Check ${1040 + n}` : null,
+        invoiceIds: [invoice.id],
+      });
+      if (full) paid++;
+      else partlyPaid++;
+    }
+    return { paid, partlyPaid };
+  });
 }
 
 /**
