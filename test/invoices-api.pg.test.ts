@@ -90,6 +90,7 @@ describe.each(engines)('invoices on %s', (engine) => {
     const di = await customer('Di', { readyForInvoice: false, service: { rate: 80 } });
     const ed = await customer('Ed', {});
     const flo = await customer('Flo', { service: { rate: 70 } });
+    const gus = await customer('Gus', { billingMethod: 'MONTHLY_FLAT', service: { rate: 70 } });
     const visit = async (customerId: string, date: string, typeId = weekly, done = true) =>
       ok(await gql(Q.visit, { input: { customerId, typeId, startTime: at(date, 9), endTime: done ? at(date, 10) : null } })).createService.id as string;
 
@@ -100,6 +101,7 @@ describe.each(engines)('invoices on %s', (engine) => {
     await visit(cy, '2026-10-03');
     await visit(di, '2026-10-03');
     await visit(ed, '2026-10-03');
+    await visit(gus, '2026-10-13');
     // A dose on Ann's first visit, pushed by the technician's phone: 2 units at 3.50.
     const truck = ok(await gql(Q.location)).createInventoryLocation.id;
     const chlorine = ok(await gql(Q.item, { input: { name: 'Liquid chlorine', category: 'CHEMICAL', unitPrice: 3.5, unit: 'gal', locationId: truck, quantity: 50 } })).createInventoryItem.id;
@@ -108,7 +110,7 @@ describe.each(engines)('invoices on %s', (engine) => {
     expect((await pushChanges(server, tech.token, 'stockMovements', [{ newDocumentState: use }])).status).toBe(200);
 
     const first = await run(gql, adminToken, '2026-10-01', '2026-10-31');
-    expect(first.op).toMatchObject({ status: 'SUCCEEDED', total: 6, succeeded: 2, skipped: 4 });
+    expect(first.op).toMatchObject({ status: 'SUCCEEDED', total: 7, succeeded: 2, skipped: 5 });
     const lines = first.csv.trim().split('\n');
     expect(lines[0]).toBe('customerId,customerName,outcome,reason,invoiceId,lines,amount');
     const row = (id: string) => lines.find((l) => l.startsWith(id))!;
@@ -118,6 +120,7 @@ describe.each(engines)('invoices on %s', (engine) => {
     expect(row(di)).toContain('SKIPPED,not ready for invoice');
     expect(row(ed)).toContain('SKIPPED,no rate');
     expect(row(flo)).toContain('SKIPPED,no billable work in the period');
+    expect(row(gus)).toContain('SKIPPED,no rate: billingMethod is MONTHLY_FLAT and service.monthlyRate is not set');
 
     let drafts = await all(gql, { status: 'DRAFT' });
     expect(drafts).toHaveLength(2);
@@ -136,7 +139,7 @@ describe.each(engines)('invoices on %s', (engine) => {
 
     // The same run again bills nothing more, and changes nothing.
     const again = await run(gql, adminToken, '2026-10-01', '2026-10-31');
-    expect(again.op).toMatchObject({ succeeded: 0, skipped: 6 });
+    expect(again.op).toMatchObject({ succeeded: 0, skipped: 7 });
     expect(await all(gql, { status: 'DRAFT' })).toEqual(drafts);
 
     // Bob moves to PER_VISIT mid-month; a visit synced late in October follows how October was billed (flat).
@@ -306,6 +309,14 @@ describe.each(engines)('invoices on %s', (engine) => {
     expect(converted).toMatchObject({ status: 'DRAFT', origin: 'QUOTE', subtotal: 660, total: 660 });
     expect(converted.lines.map((l: Line) => l.sourceType)).toEqual(['QUOTE_LINE', 'QUOTE_LINE']);
     expect(ok(await gql(Q.convert, { q: quote.id })).convertQuoteToInvoice.id).toBe(converted.id);
+
+    // A visit pushed new with INVOICED is kept, without the flag: no invoice holds it.
+    const office = await tokenFor(server, token, 'OFFICE');
+    const fresh = { id: 'pushed-invoiced-visit', customerId: customer, billingStatus: 'INVOICED', startTime: new Date().toISOString(), photos: [] };
+    expect((await pushChanges(server, office.token, 'services', [{ newDocumentState: fresh }])).status).toBe(200);
+    expect(ok(await gql(Q.visitStatus, { id: fresh.id })).infiniteServices.edges[0].node.billingStatus).toBeNull();
+    // Only ADMIN and API tokens link an invoice to the accounting system.
+    expect(errorCodes(await caller(server, office.token)(Q.update, { id, input: { accountingId: 'QB-1' } }))).toEqual(['FORBIDDEN']);
 
     // Roles: a technician reads and bills nothing here.
     const tech = await tokenFor(server, token, 'TECHNICIAN');

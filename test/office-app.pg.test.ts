@@ -480,7 +480,7 @@ describe.runIf(runs).each(engines.slice(-1))('office app on %s', { timeout: 120_
     await server.close();
     try {
       await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toBe('Offline');
-      await page.getByLabel('Billing status', { exact: true }).selectOption('INVOICED');
+      await page.getByLabel('Billing status', { exact: true }).selectOption('READY');
       await page.getByRole('button', { name: 'Save' }).click();
       await expect.poll(() => page.getByTestId('pending').textContent()).toBe('1 change waiting to sync');
       // Still a working app: the board comes from the replica.
@@ -494,7 +494,7 @@ describe.runIf(runs).each(engines.slice(-1))('office app on %s', { timeout: 120_
       server = await startTestServer(store.db, { ...SERVER_OPTIONS, port });
     }
     await expect.poll(() => page.getByTestId('pending').textContent(), { timeout: 20_000 }).toBe('All changes saved');
-    expect(await serverVisit(id)).toMatchObject({ billingStatus: 'INVOICED' });
+    expect(await serverVisit(id)).toMatchObject({ billingStatus: 'READY' });
     await expect.poll(() => page.getByTestId('connection').textContent(), { timeout: 10_000 }).toBe('Online');
   });
 

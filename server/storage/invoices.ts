@@ -233,17 +233,21 @@ export async function insertDraft(tx: Queryable, orgId: string, values: NewInvoi
  * then takes its draft. `created` says whether this call made it.
  */
 export async function lockGeneratedDraft(tx: Queryable, orgId: string, values: NewInvoice): Promise<{ invoice: Invoice; created: boolean }> {
-  const { rowCount } = await tx.query(
-    `${NEW_INVOICE} on conflict (org_id, customer_id, period_start, period_end) where status = 'DRAFT' and origin = 'GENERATED' do nothing`,
-    newInvoiceParams(orgId, values),
-  );
-  const { rows } = await tx.query(
-    `select ${invoices.selectList(undefined, '$1')} from invoices
-      where org_id = $1 and customer_id = $2 and period_start = $3 and period_end = $4 and status = 'DRAFT' and origin = 'GENERATED'
-      for update`,
-    [orgId, values.customerId, values.periodStart, values.periodEnd],
-  );
-  return { invoice: invoices.toRecord(rows[0]!), created: rowCount > 0 };
+  // The draft found on conflict may be finalized or deleted before it is locked: then try again.
+  for (let attempt = 1; ; attempt++) {
+    const { rowCount } = await tx.query(
+      `${NEW_INVOICE} on conflict (org_id, customer_id, period_start, period_end) where status = 'DRAFT' and origin = 'GENERATED' do nothing`,
+      newInvoiceParams(orgId, values),
+    );
+    const { rows } = await tx.query(
+      `select ${invoices.selectList(undefined, '$1')} from invoices
+        where org_id = $1 and customer_id = $2 and period_start = $3 and period_end = $4 and status = 'DRAFT' and origin = 'GENERATED'
+        for update`,
+      [orgId, values.customerId, values.periodStart, values.periodEnd],
+    );
+    if (rows[0]) return { invoice: invoices.toRecord(rows[0]), created: rowCount > 0 };
+    if (attempt === 3) throw new Error(`the generated draft of customer ${values.customerId} kept changing under the run`);
+  }
 }
 
 export async function deleteDraft(tx: Queryable, orgId: string, id: string): Promise<boolean> {

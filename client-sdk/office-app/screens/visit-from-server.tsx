@@ -1,6 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Alert } from '../../app-kit/components/alert.js';
 import { Field } from '../../app-kit/components/field.js';
+import { BILLED_HINT, billingStatusChoices } from '../billing-status.js';
 import { customerAddress, customerName, dateTime, readingsOf, visitStatus } from '../../app-kit/format.js';
 import { useAction, useGraphQL, useSession } from '../../app-kit/hooks.js';
 import { href } from '../../app-kit/route.js';
@@ -68,6 +69,7 @@ function OfficeFields({ id, ...stored }: { id: string; billingStatus: string | n
   const [form, setForm] = useState({ billingStatus: stored.billingStatus ?? '', flag: stored.flag ?? '' });
   const [saved, setSaved] = useState(false);
   const save = useAction();
+  const billing = billingStatusChoices(stored.billingStatus);
   useEffect(() => setForm({ billingStatus: stored.billingStatus ?? '', flag: stored.flag ?? '' }), [stored.billingStatus, stored.flag]);
   async function submit(event: FormEvent) {
     event.preventDefault();
@@ -79,8 +81,8 @@ function OfficeFields({ id, ...stored }: { id: string; billingStatus: string | n
     <form className="card-form" onSubmit={(e) => void submit(e)} aria-label="Office fields">
       <h2>Billing</h2>
       <Field label="Billing status">
-        <select value={form.billingStatus} onChange={(e) => setForm({ ...form, billingStatus: e.target.value })}>
-          {['', 'NOT_BILLED', 'READY', 'INVOICED'].map((s) => (
+        <select value={form.billingStatus} onChange={(e) => setForm({ ...form, billingStatus: e.target.value })} disabled={billing.locked} title={billing.locked ? BILLED_HINT : undefined}>
+          {billing.values.map((s) => (
             <option key={s} value={s}>
               {s || '—'}
             </option>

@@ -14,6 +14,7 @@ import { useTechnicians } from '../technicians.js';
 import { ReadingsTable } from '../components/readings-table.js';
 import { WaterAndNotes } from '../components/water-and-notes.js';
 import { VisitFromServer } from './visit-from-server.js';
+import { BILLED_HINT, billingStatusChoices } from '../billing-status.js';
 
 /**
  * One visit: readings (marked against the organization's ranges for the customer's water), the
@@ -213,6 +214,7 @@ function EditVisit({ visit }: { visit: Service }) {
   // overwrites a change synced in meanwhile.
   const { form, base, set: setField, saved: storedForm } = useSyncedForm(visit, formOf);
   const [saved, setSaved] = useState(false);
+  const billing = billingStatusChoices(visit.billingStatus);
   const set = (field: keyof typeof form) => (e: { target: { value: string } }) => {
     setSaved(false);
     setField(field)(e);
@@ -242,8 +244,8 @@ function EditVisit({ visit }: { visit: Service }) {
         <input type="datetime-local" value={form.start} onChange={set('start')} />
       </Field>
       <Field label="Billing status">
-        <select value={form.billingStatus} onChange={set('billingStatus')}>
-          {['', 'NOT_BILLED', 'READY', 'INVOICED'].map((s) => (
+        <select value={form.billingStatus} onChange={set('billingStatus')} disabled={billing.locked} title={billing.locked ? BILLED_HINT : undefined}>
+          {billing.values.map((s) => (
             <option key={s} value={s}>
               {s || '—'}
             </option>

@@ -3,7 +3,7 @@ import { errors, idValidator, toMinor, type Invoice } from '../../../shared/inde
 import { customers } from '../../storage/customers.js';
 import type { Queryable } from '../../storage/db.js';
 import { deleteDraft, deleteLines, insertDraft, insertLinesOnce, invoices, linesMinor, lockInvoice, rewriteLines, type LineMinor } from '../../storage/invoices.js';
-import type { OperationContext } from '../context.js';
+import { requireRole, type OperationContext } from '../context.js';
 import { newId } from '../ids.js';
 import { parseInput } from '../input.js';
 import { requireBilling } from './access.js';
@@ -82,6 +82,8 @@ export async function createInvoice(ctx: OperationContext, raw: unknown): Promis
 export async function updateInvoice(ctx: OperationContext, id: string, raw: unknown): Promise<Invoice> {
   requireBilling(ctx, 'change invoices');
   const input = parseInput(UpdateInvoiceInput, raw);
+  // The link to the accounting system is kept by the integration (API) or an administrator.
+  if (input.accountingId !== undefined) requireRole(ctx.viewer, ['ADMIN', 'API'], 'set accountingId');
   const orgId = ctx.viewer.orgId;
   return ctx.db.transaction(async (tx) => {
     const invoice = await lockInvoice(tx, orgId, id);

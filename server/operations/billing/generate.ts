@@ -19,6 +19,8 @@ type Unbilled = Omit<LineMinor, 'id' | 'position'>;
 
 type Priced = { lines: Unbilled[] } | { skip: string };
 
+const NO_MONTHLY_RATE = 'no rate: billingMethod is MONTHLY_FLAT and service.monthlyRate is not set';
+
 export async function billCustomer(tx: Queryable, settings: BillingSettings, customerId: string, period: Period, createdById: string | null): Promise<RunResult> {
   const skipped = (reason: string): RunResult => ({ customerId, outcome: 'SKIPPED', reason, invoiceId: null, lines: 0, amount: 0 });
   const customer = await customers.findById(tx, settings.orgId, customerId);
@@ -79,6 +81,12 @@ async function priceUnbilled(tx: Queryable, settings: BillingSettings, customer:
   const billed = new Map((await monthsBilled(tx, orgId, customer.id, months)).map((m) => [m.month, m]));
   const isFlat = (month: string) => billed.get(month)?.flat || (!billed.get(month)?.perVisit && method === 'MONTHLY_FLAT');
 
+  const noMonthlyRate = method === 'MONTHLY_FLAT' && monthlyRate(customer, currency) === null;
+  if (noMonthlyRate && (flatMonths.length || visits.some((v) => !billed.get(monthOf(v.date))?.flat))) {
+    // Never list a month's visits at no charge for a month no flat rate will bill.
+    return { skip: NO_MONTHLY_RATE };
+  }
+
   const lines: Unbilled[] = [];
   const flat = await flatLines(tx, settings, customer, flatMonths.filter((m) => !billed.get(m)?.perVisit), tax);
   if ('skip' in flat) return flat;
@@ -127,7 +135,7 @@ async function flatLines(tx: Queryable, settings: BillingSettings, customer: Cus
   const open = months.filter((_, i) => !done.has(sources[i]!));
   if (!open.length) return { lines: [] };
   const rate = monthlyRate(customer, settings.currency);
-  if (rate === null) return { skip: 'no rate: billingMethod is MONTHLY_FLAT and service.monthlyRate is not set' };
+  if (rate === null) return { skip: NO_MONTHLY_RATE };
   return {
     lines: open.map((month) => ({
       ...factLine('FLAT_RATE', `${customer.id}/${month}`, null, firstDayOf(month), tax),

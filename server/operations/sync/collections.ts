@@ -29,7 +29,7 @@ import { organizations } from '../../storage/organizations.js';
 import { quotes } from '../../storage/quotes.js';
 import type { RecordTable } from '../../storage/records.js';
 import { services, serviceTypes } from '../../storage/services.js';
-import { assertBillingStatusWritable } from '../billing/visit-billing-status.js';
+import { assertBillingStatusWritable, whyBillingStatusRefused } from '../billing/visit-billing-status.js';
 import type { OperationContext } from '../context.js';
 import { assertEditable, whyMayNotChangeQuote } from '../quote-rules.js';
 import { nextQuoteNumber, priceQuote } from '../quotes.js';
@@ -142,10 +142,11 @@ export const SYNC_COLLECTIONS: readonly SyncCollection[] = [
   collection(serviceResource, {
     // A technician's new visit is theirs unless it names someone (as createService does).
     async onInsert(ctx, _tx, doc) {
-      assertBillingStatusWritable(null, doc.billingStatus);
+      // A new visit is on no invoice: INVOICED pushed with it is dropped, the visit kept (not quarantined for a flag).
+      const billingStatus = whyBillingStatusRefused(null, doc.billingStatus) ? null : doc.billingStatus;
       const own = ctx.viewer.role === 'TECHNICIAN' ? ctx.viewer.userId : null;
       const chemistryVersion = versionToKeep(doc.chemicalReadings, doc.chemistryVersion);
-      return { ...doc, newTechnicianId: doc.newTechnicianId ?? own, chemistryVersion, dateEmailed: null, dateTexted: null, createdById: ctx.viewer.userId };
+      return { ...doc, billingStatus, newTechnicianId: doc.newTechnicianId ?? own, chemistryVersion, dateEmailed: null, dateTexted: null, createdById: ctx.viewer.userId };
     },
     // Readings from a client that stamps no formula version (a stock RxDB client) keep the current one.
     async onUpdate(_ctx, _tx, merged, master) {
