@@ -8,14 +8,15 @@ import { createInventoryItem, createLocation, transferInventory } from './operat
 import { updateOrganizationSettings } from './operations/organization.js';
 import { createQuote, updateQuote } from './operations/quotes.js';
 import { createService } from './operations/services.js';
+import { billDemoLastMonth, type DemoBilling } from './demo-billing.js';
 
 /**
  * Sample data for the demo organization, so the office app's board, customers, inventory and
  * quotes are not empty on a first start: three technicians, 36 customers with pools, six weeks of
  * visit history with readings, this week's schedule (weekdays, and a weekend route as pool
  * companies run one, so the board is not empty whatever day the server first starts), stock on
- * trucks, and quotes. Everything goes through the same operations as the API (validated,
- * change-fed), so devices sync it as any data. The values are made by a fixed-seed generator:
+ * trucks, quotes, and last month billed (demo-billing.ts: paid, partly paid, overdue). Everything
+ * goes through the same operations as the API (validated, change-fed), so devices sync it as any data. The values are made by a fixed-seed generator:
  * every first start looks the same.
  */
 const TECHNICIANS = ['Maria Lopez', 'Dev Patel', 'Sam Carter'];
@@ -35,6 +36,7 @@ export interface DemoData {
   technicians: number;
   customers: number;
   visits: number;
+  billing: DemoBilling;
 }
 
 export interface DemoOptions {
@@ -53,7 +55,8 @@ export async function addDemoData(ctx: OperationContext, options: DemoOptions = 
   const visits = await addVisits(ctx, random, now, { customerIds, technicianIds, types });
   await addStock(ctx, technicianIds);
   await addQuotes(ctx, customerIds, now);
-  return { technicians: technicianIds.length, customers: customerIds.length, visits };
+  const billing = await billDemoLastMonth(ctx, now, customerIds[2]!);
+  return { technicians: technicianIds.length, customers: customerIds.length, visits, billing };
 }
 
 /** Technicians are users; their tokens are not kept (the admin issues device tokens in Settings). */

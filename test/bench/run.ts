@@ -19,6 +19,7 @@ import { benchStorage } from './storage.js';
 import { benchTabs } from './tabs.js';
 import { benchOneVisitPush } from './push-one.js';
 import { benchWebhooks } from './webhooks.js';
+import { benchBilling } from './billing.js';
 import { benchInvoicePdf } from './invoice-pdf.js';
 
 /**
@@ -66,7 +67,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|push|bulk|scale|storm|app|tech|route|company|docs|invoice-pdf|chemistry|webhooks|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|push|bulk|scale|storm|app|tech|route|company|docs|invoice-pdf|chemistry|webhooks|billing|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 // The engine needs no store: it runs first, in a few seconds.
 if (!only || only === 'chemistry') await benchChemistry();
@@ -109,4 +110,9 @@ if (!only || only === 'storage') await benchStorage();
 if (!only || only === 'tabs') await benchTabs();
 // Events and webhooks: delivery latency (PostgreSQL) and what events cost the writes that make them (both engines).
 if (!only || only === 'webhooks') await benchWebhooks(engines, onPg ? postgresUrl : undefined);
+// The month's billing at company scale: drafts, finalizing, the invoice emails through the outbox.
+if (!only || only === 'billing') {
+  if (onPg) await benchBilling('postgres', postgresUrl);
+  if (engines.includes('pglite') && (only === 'billing' || !onPg)) await benchBilling('pglite');
+}
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');
