@@ -69,12 +69,12 @@ function whyNotBilled(customer: Customer): string | null {
  */
 async function priceUnbilled(tx: Queryable, settings: BillingSettings, customer: Customer, period: Period): Promise<Priced> {
   const { orgId, currency } = settings;
-  const [visits, uses, quoted, tax] = await Promise.all([
-    unbilledVisits(tx, orgId, customer.id, period.start, period.end),
-    unbilledStockUses(tx, orgId, customer.id, period.start, period.end),
-    quotedPriceByType(tx, orgId, customer.id),
-    customerTax(tx, settings, customer),
-  ]);
+  // One after another: a transaction is one connection, and pg refuses (from version 9; warns
+  // today) queries queued on it at once.
+  const visits = await unbilledVisits(tx, orgId, customer.id, period.start, period.end);
+  const uses = await unbilledStockUses(tx, orgId, customer.id, period.start, period.end);
+  const quoted = await quotedPriceByType(tx, orgId, customer.id);
+  const tax = await customerTax(tx, settings, customer);
   const method = customer.billingMethod ?? DEFAULT_BILLING_METHOD;
   const flatMonths = method === 'MONTHLY_FLAT' ? flatRateMonths(period, settings.flatRateTiming) : [];
   const months = [...new Set([...monthsTouched(period), ...flatMonths])];
