@@ -13,7 +13,8 @@ import { engines, openTestStore, type TestStore } from './support/engines.js';
  * and `scopeOf`, which computes it in memory from all the rows. Here both run on the same
  * generated organization, written as any writer would, then moved about one write at a time (visits
  * reassigned, customers and trucks given to someone else, quotes and visits pointed at other
- * customers, visits deleted, new visits and quotes, visits and quotes deleted for good), and must
+ * customers, visits deleted, new visits and quotes, visits and quotes deleted for good, invoices
+ * finalized, paid, reopened and voided, drafts deleted, payments taken), and must
  * agree after every step: on what each device holds, and on the counts behind the `neededBy`
  * reasons (per audience and customer, how many of its held, live visits and quotes name it).
  */
@@ -131,6 +132,17 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
       delta: -1, reason: 'USE', created_by_id: someone(),
     }));
     const appointments = Array.from({ length: 20 }, (_, i) => ({ id: `a${i}`, customer_id: pick(customers).id, technician_id: someone(), start_time: new Date(now).toISOString(), status: 'SCHEDULED' }));
+    const invoiceStatuses = ['DRAFT', 'OPEN', 'OPEN', 'PAID', 'VOID'] as const;
+    const invoiceRow = (id: string, status: string) => ({
+      id, customer_id: pick(customers).id, status, number: status === 'DRAFT' ? null : `INV-${id}`, origin: 'MANUAL', currency: 'USD',
+      subtotal: 1000, tax: 0, total: 1000, amount_paid: status === 'PAID' ? 1000 : 0, balance_due: status === 'PAID' ? 0 : 1000, tax_rounding: 'PER_INVOICE',
+    });
+    const invoices = Array.from({ length: 30 }, (_, i) => invoiceRow(`inv${i}`, pick(invoiceStatuses)));
+    const paymentRow = (id: string) => ({
+      id, customer_id: pick(customers).id, kind: 'PAYMENT', amount: 500, currency: 'USD', method: 'CASH', received_at: new Date(now).toISOString(), created_by_id: someone(),
+      created_at: new Date(now - random() * 30 * DAY).toISOString(),
+    });
+    const payments = Array.from({ length: 30 }, (_, i) => paymentRow(`pay${i}`));
     await store.db.transaction(async (tx) => {
       await insert(tx, 'customers', customers);
       await insert(tx, 'services', visits);
@@ -140,6 +152,8 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
       await insert(tx, 'stock_levels', levels);
       await insert(tx, 'stock_movements', movements);
       await insert(tx, 'appointments', appointments);
+      await insert(tx, 'invoices', invoices);
+      await insert(tx, 'payments', payments);
     });
     let { sql, declared, counts } = await compare();
     expect(sql).toEqual(declared);
@@ -164,6 +178,11 @@ describe.each(engines)('device scopes on %s: the triggers and the declaration ag
       ['a new quote', () => insert(store.db, 'quotes', [{ ...pick(quotes), id: `q-new-${++added}`, number: `Q-new-${added}`, customer_id: pick(customers).id, created_by_id: someone() }])],
       ['visits deleted for good', () => store.db.query('delete from services where org_id = $1 and id = any($2)', [orgId, [pick(visits).id, pick(visits).id]])],
       ['a quote deleted for good', () => store.db.query('delete from quotes where org_id = $1 and id = $2', [orgId, pick(quotes).id])],
+      ['an invoice paid or reopened', () => store.db.query(`update invoices set status = case status when 'OPEN' then 'PAID' else 'OPEN' end, amount_paid = case status when 'OPEN' then total else 0 end, balance_due = case status when 'OPEN' then 0 else total end where org_id = $1 and id = $2 and status in ('OPEN', 'PAID')`, [orgId, pick(invoices).id])],
+      ['an invoice finalized or voided', () => store.db.query(`update invoices set status = case status when 'DRAFT' then 'OPEN' else 'VOID' end, number = coalesce(number, 'INV-' || id) where org_id = $1 and id = $2 and status in ('DRAFT', 'OPEN')`, [orgId, pick(invoices).id])],
+      ['a new invoice', () => insert(store.db, 'invoices', [invoiceRow(`inv-new-${++added}`, 'OPEN')])],
+      ['a draft deleted', () => store.db.query(`delete from invoices where org_id = $1 and id = $2 and status = 'DRAFT'`, [orgId, pick(invoices).id])],
+      ['a payment taken', () => insert(store.db, 'payments', [paymentRow(`pay-new-${++added}`)])],
     ];
     let added = 0;
     for (let i = 0; i < 150; i++) {

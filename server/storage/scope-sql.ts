@@ -312,12 +312,22 @@ const indent = (sql: string) => sql.replace(/^ {2}perform/gm, '    perform');
 
 /**
  * A technician created after rows named them (data imported before their token, say): the rows
- * that name them are recomputed, and what depends on those, so their feed holds what it should.
+ * that name them, directly or through a row that does, are recomputed, and what depends on those,
+ * so their feed holds what it should.
  */
 function technicianTrigger(): string {
   const refreshes = scopedCollections('TECHNICIAN').flatMap((c) => {
     const naming = reasonsIn('TECHNICIAN', c)
-      .flatMap((r) => ('names' in r ? [`${fieldSql(c, 't', r.names)} = any(v_new)`] : 'unassigned' in r ? [`${fieldSql(c, 't', r.unassigned)} is null`] : []))
+      .flatMap((r) => {
+        if ('names' in r) return [`${fieldSql(c, 't', r.names)} = any(v_new)`];
+        if ('unassigned' in r) return [`${fieldSql(c, 't', r.unassigned)} is null`];
+        // Rows held through another row that names them (a movement of the truck given to them
+        // before they existed): no cascade reaches these, as the row they go through did not change.
+        if ('through' in r) {
+          return [`${fieldSql(c, 't', r.through)} in (select o.id from ${tableOf(r.collection)} o where o.org_id = p_org and ${fieldSql(r.collection, 'o', r.naming)} = any(v_new))`];
+        }
+        return [];
+      })
       .join(' or ');
     if (!naming) return [];
     return [`    perform ${fn('after', 'TECHNICIAN', c)}(p_org, ${fn('refresh', 'TECHNICIAN', c)}(p_org, array(select t.id from ${tableOf(c)} t where t.org_id = p_org and (${naming})), false));`];
