@@ -3,7 +3,7 @@ import { filter } from 'rxjs/operators';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import { normalizeMangoQuery, prepareQuery, type RxCollection, type RxStorage } from 'rxdb';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { COLLECTION_NAMES, createPoolClient, type PoolClient, type SyncStatus } from '../client-sdk/index.js';
+import { createPoolClient, DEFAULT_COLLECTIONS, type PoolClient, type SyncStatus } from '../client-sdk/index.js';
 import { collectionByName } from '../client-sdk/replica/database.js';
 import { sampleFiles } from './fixtures/files.js';
 import { caller, ok } from './support/api.js';
@@ -72,7 +72,7 @@ describe('a phone signed out keeps only its unsynced work', () => {
   /** Every document the replica's storage holds, tombstones included, by collection. */
   async function stored(c: PoolClient): Promise<Record<string, Record<string, unknown>[]>> {
     const all: Record<string, Record<string, unknown>[]> = {};
-    for (const name of COLLECTION_NAMES) {
+    for (const name of DEFAULT_COLLECTIONS) {
       const collection = collectionByName(c.db, name) as RxCollection;
       const schema = collection.schema.jsonSchema;
       all[name] = (await collection.storageInstance.query(prepareQuery(schema, normalizeMangoQuery(schema, { selector: {} })))).documents as Record<string, unknown>[];
