@@ -66,7 +66,8 @@ describe.each(engines)('payments taken with the SDK, server on %s', (engine) => 
     const older = await openInvoice(store.db, orgId, { customerId, total: 100, issueDate: '2026-09-01', dueDate: '2026-09-30' });
     const later = await openInvoice(store.db, orgId, { customerId, total: 80.5, issueDate: '2026-10-01', dueDate: '2026-10-31' });
     const storage = getRxStorageMemory();
-    const name = 'door-phone';
+    // RxDB's memory storage outlives a closed database within the process: a name of this run's own.
+    const name = `door-phone-${Math.random().toString(36).slice(2)}`;
 
     const first = await phone({ storage, name });
     first.sync.start();
