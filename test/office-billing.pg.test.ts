@@ -57,6 +57,12 @@ describe.runIf(runs).each(engines.slice(-1))('office app billing on %s', { timeo
       const end = new Date(at.getTime() + 30 * 60_000).toISOString();
       ok(await gql(`mutation($c: ID!, $s: DateTime!, $e: DateTime!) { createService(input: {customerId: $c, startTime: $s, endTime: $e, notes: "Weekly service"}) { id } }`, { c: customerId, s: at.toISOString(), e: end }));
     }
+    // Another, with one visit: a draft left for "Finalize all drafts" (the demo's own last month is billed already).
+    const second = ok(
+      await gql(`mutation { createCustomer(input: {firstName: "Second", lastName: "Payer", readyForInvoice: true, service: {rate: 95}}) { id } }`),
+    ).createCustomer.id;
+    const at = month.days[0]!;
+    ok(await gql(`mutation($c: ID!, $s: DateTime!, $e: DateTime!) { createService(input: {customerId: $c, startTime: $s, endTime: $e, notes: "Weekly service"}) { id } }`, { c: second, s: at.toISOString(), e: new Date(at.getTime() + 30 * 60_000).toISOString() }));
     // One the office has not marked ready: the run leaves it out, and says why.
     ok(await gql(`mutation { createCustomer(input: {firstName: "Nora", lastName: "Notready", readyForInvoice: false, service: {rate: 90}}) { id } }`));
     fs.mkdirSync(SHOTS, { recursive: true });
