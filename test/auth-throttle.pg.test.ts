@@ -77,7 +77,9 @@ describe.each(engines)('authentication throttling on %s', (engine) => {
     // Every valid request was served, of every kind, and promptly.
     expect(valid.filter((r) => r.status !== 200)).toEqual([]);
     expect(new Set(valid.map((r) => r.kind))).toEqual(new Set(KINDS));
-    expect(percentile(valid.map((r) => r.ms), 0.95)).toBeLessThan(1000);
+    // Promptly: well inside the 2 s window, so no valid request waited for the flood's window to
+    // end (seven lanes on two cores give about a second at p95 when the machine is busy).
+    expect(percentile(valid.map((r) => r.ms), 0.95)).toBeLessThan(1500);
 
     // What the flood cost the database: lookups of its tokens, and writes of its address's failure
     // counter. A flood request is either looked up (one lookup, one counter write; answered 401,
