@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { invoiceEmailToSend, recordInvoiceSent, type InvoiceSending } from '../operations/billing/invoice-delivery.js';
 import { claimDueInvoiceMessages, markAttemptFailed, markMessage, markStored } from '../storage/outgoing-messages.js';
 import type { Messenger } from './messenger.js';
+import { PollingWorker } from './polling-worker.js';
 import { MAX_ATTEMPTS, retryAfterSeconds } from './visit-reports.js';
 
 /**
@@ -26,45 +27,13 @@ export interface InvoiceWorkerOptions extends InvoiceSending {
 
 const BATCH = 20;
 
-export class InvoiceEmailWorker {
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-
-  constructor(private readonly options: InvoiceWorkerOptions) {}
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+export class InvoiceEmailWorker extends PollingWorker {
+  constructor(private readonly options: InvoiceWorkerOptions) {
+    super({ logger: options.logger, pollMs: options.pollMs, name: 'invoice email worker' });
   }
 
-  /** Finishes the email in hand, then stops. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let worked = false;
-      try {
-        worked = (await this.runOnce()) > 0;
-      } catch (error) {
-        this.options.logger.error({ err: error }, 'invoice email worker failed');
-      }
-      if (!worked && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs ?? 500);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      }
-    }
+  protected async round(): Promise<boolean> {
+    return (await this.runOnce()) > 0;
   }
 
   /** One round: sends the invoice emails due; answers how many were claimed. */

@@ -5,6 +5,7 @@ import type { Database } from '../storage/db.js';
 import { claimDueReportMessages, markAttemptFailed } from '../storage/outgoing-messages.js';
 import { claimSettledReports } from '../storage/visit-reports.js';
 import type { Messenger } from './messenger.js';
+import { PollingWorker } from './polling-worker.js';
 
 /**
  * The visit-report worker: a loop in every server process (beside the bulk worker). Each round it
@@ -32,45 +33,13 @@ const BATCH = 20;
 /** Seconds before another attempt: 30 s, 1, 2, 4 minutes... at most an hour. */
 export const retryAfterSeconds = (attempts: number, base = 30) => Math.min(3600, base * 2 ** (attempts - 1));
 
-export class VisitReportWorker {
-  private running = false;
-  private loop: Promise<void> | null = null;
-  private wake: (() => void) | null = null;
-
-  constructor(private readonly options: ReportWorkerOptions) {}
-
-  start(): void {
-    if (this.running) return;
-    this.running = true;
-    this.loop = this.run();
+export class VisitReportWorker extends PollingWorker {
+  constructor(private readonly options: ReportWorkerOptions) {
+    super({ logger: options.logger, pollMs: options.pollMs, name: 'visit report worker' });
   }
 
-  /** Finishes the message in hand, then stops. */
-  async stop(): Promise<void> {
-    this.running = false;
-    this.wake?.();
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    while (this.running) {
-      let worked = false;
-      try {
-        worked = await this.runOnce();
-      } catch (error) {
-        this.options.logger.error({ err: error }, 'visit report worker failed');
-      }
-      if (!worked && this.running) {
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, this.options.pollMs ?? 500);
-          this.wake = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
-        this.wake = null;
-      }
-    }
+  protected round(): Promise<boolean> {
+    return this.runOnce();
   }
 
   /** One round: compose what settled, send what is due; true when there was anything. */
