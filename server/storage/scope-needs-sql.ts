@@ -58,12 +58,13 @@ export function neededBySql(collection: CollectionName): string {
 
 /**
  * `scope_needs_add(org, collection, gained audiences, gained ids, lost audiences, lost ids)`: each
- * gained (audience, id) counts one more holder, each lost one fewer; lines left with none go.
+ * gained (audience, id) counts one more holder, each lost one fewer; lines left with none go. On
+ * every write's path, so it keeps generic plans as the refreshes do (scope-sql.ts, WRITE_PATH).
  */
 export function needsAddFunction(): string {
   return `
 create or replace function scope_needs_add(p_org text, p_collection text, p_gained_audiences text[], p_gained text[], p_lost_audiences text[], p_lost text[])
-returns void language plpgsql set jit = off as $fn$
+returns void language plpgsql set jit = off set plan_cache_mode = force_generic_plan as $fn$
 begin
   if coalesce(cardinality(p_gained), 0) + coalesce(cardinality(p_lost), 0) = 0 then return; end if;
   insert into scope_needs as n (org_id, collection, row_id, audience, holders)
