@@ -74,7 +74,7 @@ const EnvSchema = z.object({
   WEBHOOK_CONNECT_TIMEOUT_MS: z.coerce.number().int().min(100).max(60_000).default(5_000),
   WEBHOOK_DISABLE_AFTER_HOURS: z.coerce.number().min(0.001).max(24 * 60).default(120),
   WEBHOOK_POLL_MS: z.coerce.number().int().min(10).max(60_000).default(1_000),
-  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(32),
+  WEBHOOK_CONCURRENCY: z.coerce.number().int().min(1).max(1000).default(128),
   CORS_ORIGINS: z.string().optional().transform((v, ctx) => originsOf(v, ctx)),
   COMPRESSION: boolean.default(true),
   REQUEST_TIMEOUT_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),

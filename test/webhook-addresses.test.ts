@@ -1,7 +1,7 @@
 import { spawn, spawnSync } from 'node:child_process';
 import { EventEmitter } from 'node:events';
 import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import net, { type AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { addressRefusal } from '../server/operations/events/addresses.js';
@@ -197,6 +197,47 @@ describe('a delivery to a receiver on the loopback (private addresses allowed, a
     await new Promise((r) => setTimeout(r, 200));
     expect(bodyWritten).toBeLessThan(50 * 1024 * 1024);
   });
+  it('keeps a connection for the next attempts to the same address, and closes one whose answer it cut off', async () => {
+    const connections = new Set<unknown>();
+    const count = (socket: unknown) => connections.add(socket);
+    server.on('connection', count);
+    try {
+      for (let i = 0; i < 10; i++) expect(await postEvent(attempt(`${url}/ok-${i}`), loose)).toMatchObject({ statusCode: 204, error: null });
+      // At most one made (none if an earlier test's answered attempt left one kept).
+      expect(connections.size).toBeLessThanOrEqual(1);
+      const kept = connections.size;
+      await postEvent(attempt(`${url}/huge`), loose);
+      expect(await postEvent(attempt(`${url}/after-huge`), loose)).toMatchObject({ statusCode: 204, error: null });
+      // The connection the 64 KB cut ended is not given to the next attempt: a new one is made.
+      expect(connections.size).toBe(kept + 1);
+    } finally {
+      server.off('connection', count);
+    }
+  });
+
+  it('makes the attempt again on a new connection when the receiver closes a kept one as it is reused', async () => {
+    // Each connection answers its first request and hangs up on the next, as a receiver whose idle
+    // timeout ends just as the connection is reused does.
+    let connections = 0;
+    const racing = net.createServer((socket) => {
+      connections++;
+      let requests = 0;
+      socket.on('data', (chunk) => {
+        if (!chunk.toString('latin1').startsWith('POST ')) return;
+        if (++requests === 1) socket.write('HTTP/1.1 204 No Content\r\nConnection: keep-alive\r\n\r\n');
+        else socket.destroy();
+      });
+    });
+    await new Promise<void>((resolve) => racing.listen(0, '127.0.0.1', resolve));
+    const at = `http://127.0.0.1:${(racing.address() as AddressInfo).port}/hook`;
+    try {
+      expect(await postEvent(attempt(at), loose)).toMatchObject({ statusCode: 204, error: null });
+      expect(await postEvent(attempt(at), loose)).toMatchObject({ statusCode: 204, error: null });
+      expect(connections).toBe(2);
+    } finally {
+      await new Promise((r) => racing.close(r));
+    }
+  });
 });
 
 describe('in a network namespace of its own (only the loopback)', () => {
@@ -217,7 +258,9 @@ describe('in a network namespace of its own (only the loopback)', () => {
     }
     const script = path.join(ROOT, 'test/support/netns-delivery.ts');
     const child = spawn(command[0]!, [...command.slice(1), 'sh', '-c', `ip link set lo up && exec "${process.execPath}" --import tsx "${script}"`], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-    const { code, stdout, stderr } = await finished(child);
+    // A delivery that never settles must not leave the process running after the test gives up.
+    const killer = setTimeout(() => child.kill('SIGKILL'), 50_000);
+    const { code, stdout, stderr } = await finished(child).finally(() => clearTimeout(killer));
     expect(code, stderr).toBe(0);
     const result = JSON.parse(stdout.trim().split('\n').at(-1)!) as {
       refused: Record<string, string | null>;

@@ -71,7 +71,9 @@ async function startReceivers(): Promise<Receivers> {
       res.writeHead(204).end();
     });
   });
-  server.keepAliveTimeout = 1000;
+  // Node's default: connections kept 5 s between requests, as most receivers keep them (a hint of
+  // 1 s or less makes Node's client close each connection at once, so nothing is kept).
+  server.keepAliveTimeout = 5000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return {
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,

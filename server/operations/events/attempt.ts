@@ -3,13 +3,15 @@ import https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import type { Attempt } from '../../storage/webhook-deliveries.js';
 import { checkedAddress, literalAddress, systemResolve, type Resolve, type ResolvedAddress } from './addresses.js';
+import { connectionPool } from './connections.js';
 import { signatureHeader } from './signing.js';
 
 /**
  * One delivery attempt: the event POSTed to the endpoint as Standard Webhooks sends it, to the
  * address checked for this attempt (addresses.ts), with a deadline on the connection and one on
  * the whole attempt, no redirect followed, and at most 64 KB of the answer read. Only a 2xx
- * within the deadline is a success.
+ * within the deadline is a success. The connection is kept for the next attempt to the same
+ * checked address (connections.ts) when the answer was read to its end; any other ending closes it.
  */
 export interface DeliveryNetwork {
   /** Resolves a host name (once per attempt). */
@@ -99,16 +101,18 @@ export function postEvent(attempt: Attempt, settings: AttemptSettings): Promise<
   return new Promise((resolve) => {
     let request: http.ClientRequest | null = null;
     let settled = false;
-    const settle = (statusCode: number | null, error: string | null, retryAfterSeconds: number | null = null) => {
+    /** `keep`: the answer was read to its end, so its connection may serve the next attempt. */
+    const settle = (statusCode: number | null, error: string | null, retryAfterSeconds: number | null = null, keep = false) => {
       if (settled) return;
       settled = true;
       clearTimeout(deadline);
-      request?.destroy();
+      if (!keep) request?.destroy();
       resolve({ statusCode, error, retryAfterSeconds, durationMs: performance.now() - started, attemptedAt });
     };
     // Our own timer, cleared when the attempt ends (an AbortSignal.timeout held only weakly can be collected and never fire).
     const deadline = setTimeout(() => settle(null, `no answer within ${settings.attemptTimeoutMs} ms`), settings.attemptTimeoutMs);
-    const send = async () => {
+    /** `fresh`: on a new connection, not a kept one (the kept one was closed by the receiver as it was reused). */
+    const send = async (fresh = false) => {
       const url = new URL(attempt.url);
       if (url.protocol !== 'https:' && !(url.protocol === 'http:' && settings.allowHttp)) {
         return settle(null, `refused: ${url.protocol}// URLs are not delivered to (https only)`);
@@ -118,36 +122,51 @@ export function postEvent(attempt: Attempt, settings: AttemptSettings): Promise<
       const body = eventBody(attempt);
       const headers = { ...webhookHeaders(attempt, body, attemptedAt), 'content-length': String(Buffer.byteLength(body)) };
       // TLS checks the certificate against the name (SNI too), while the socket goes to the address checked.
-      const servername = url.protocol === 'https:' && !literalAddress(url.hostname) ? { servername: url.hostname } : {};
-      request = network.request(url, { method: 'POST', headers, agent: false, lookup: fixedLookup(target), ...servername });
-      request.once('socket', (socket) => {
+      const servername = url.protocol === 'https:' && !literalAddress(url.hostname) ? url.hostname : undefined;
+      const agent = fresh ? false : connectionPool(url, target, servername);
+      const sent = network.request(url, { method: 'POST', headers, agent, lookup: fixedLookup(target), ...(servername ? { servername } : {}) });
+      request = sent;
+      let reused = false;
+      let answered = false;
+      sent.once('socket', (socket) => {
+        // A kept connection is connected already: only a new one has the connect deadline.
+        reused = !fresh && sent.reusedSocket === true;
+        if (reused) return;
         const connecting = setTimeout(() => settle(null, `no connection within ${settings.connectTimeoutMs} ms`), settings.connectTimeoutMs);
         socket.once('connect', () => clearTimeout(connecting));
         socket.once('close', () => clearTimeout(connecting));
       });
-      request.once('error', (error) => settle(null, error.message || String(error)));
-      request.once('response', (answer) => readAnswer(answer, settle));
-      request.end(body);
+      sent.once('error', (error) => {
+        // A receiver may close a kept connection just as it is reused (its idle timeout): the
+        // attempt is made again at once on a new connection, as HTTP clients do, not failed.
+        if (reused && !answered && !settled) return void send(true).catch((e: unknown) => settle(null, e instanceof Error ? e.message : String(e)));
+        settle(null, error.message || String(error));
+      });
+      sent.once('response', (answer) => {
+        answered = true;
+        readAnswer(answer, settle);
+      });
+      sent.end(body);
     };
     send().catch((error: unknown) => settle(null, error instanceof Error ? error.message : String(error)));
   });
 }
 
 /** Reads at most MAX_ANSWER_BYTES of the answer, then settles the attempt by its status. */
-function readAnswer(answer: http.IncomingMessage, settle: (status: number | null, error: string | null, retryAfter?: number | null) => void): void {
+function readAnswer(answer: http.IncomingMessage, settle: (status: number | null, error: string | null, retryAfter?: number | null, keep?: boolean) => void): void {
   const status = answer.statusCode ?? 0;
   const chunks: Buffer[] = [];
   let size = 0;
-  const done = () => {
+  const done = (keep: boolean) => {
     const ok = status >= 200 && status < 300;
-    settle(status, ok ? null : failureOf(status, Buffer.concat(chunks)), ok ? null : retryAfterOf(answer.headers['retry-after']));
+    settle(status, ok ? null : failureOf(status, Buffer.concat(chunks)), ok ? null : retryAfterOf(answer.headers['retry-after']), keep);
   };
   answer.on('data', (chunk: Buffer) => {
     size += chunk.length;
     if (size <= MAX_ANSWER_BYTES) chunks.push(chunk);
-    else done();
+    else done(false);
   });
-  answer.once('end', done);
-  answer.once('error', done);
-  answer.once('close', done);
+  answer.once('end', () => done(true));
+  answer.once('error', () => done(false));
+  answer.once('close', () => done(false));
 }
