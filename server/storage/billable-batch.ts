@@ -13,8 +13,13 @@ import type { Queryable } from './db.js';
 /** Day of a visit in the organization's time zone (the day it started; else the day it ended). */
 const VISIT_DAY = `(coalesce(s.start_time, s.end_time) at time zone o.timezone)::date`;
 
+/**
+ * No live line bills the fact: one probe of invoice_lines_billed_once per fact. `offset 0` keeps
+ * it a probe: as an anti-join the planner, trusting statistics that lag behind a run adding
+ * thousands of lines a chunk, chose to scan every line of the type once per fact.
+ */
 const UNBILLED = (type: string, id: string) =>
-  `not exists (select 1 from invoice_lines l where l.org_id = $1 and l.source_type = '${type}' and l.source_id = ${id} and not l.released)`;
+  `not exists (select 1 from invoice_lines l where l.org_id = $1 and l.source_type = '${type}' and l.source_id = ${id} and not l.released offset 0)`;
 
 /** The live customers among these ids (a customer deleted since the run started is absent). */
 export async function liveCustomersByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Customer[]> {

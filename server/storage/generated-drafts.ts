@@ -12,19 +12,21 @@ import type { LineMinor, NewInvoice, TotalsMinor } from './invoices.js';
  * in source order, so two runs at once wait for each other instead of deadlocking.
  */
 
-const INVOICE_RECORDSET = `id text, "customerId" text, "periodStart" date, "periodEnd" date, currency text, "taxRounding" text, "createdById" text`;
+const INVOICE_RECORDSET = `id text, "customerId" text, "periodStart" date, "periodEnd" date, currency text, "taxRounding" text, "createdById" text,
+  subtotal bigint, tax bigint, total bigint`;
 
 /**
- * Makes the generated draft of each customer that has none for the period. Answers the drafts this
- * statement made, by customer; a customer left out already had one (or another run's, committed
- * while this one waited).
+ * Makes the generated draft of each customer that has none for the period, with its money (that of
+ * the lines about to be added). Answers the drafts this statement made, by customer; a customer
+ * left out already had one (or another run's, committed while this one waited).
  */
-export async function insertGeneratedDrafts(tx: Queryable, orgId: string, drafts: readonly NewInvoice[]): Promise<Map<string, string>> {
+export async function insertGeneratedDrafts(tx: Queryable, orgId: string, drafts: readonly (NewInvoice & TotalsMinor)[]): Promise<Map<string, string>> {
   if (!drafts.length) return new Map();
   const { rows } = await tx.query<{ id: string; customerId: string }>(
     `insert into invoices (org_id, id, customer_id, status, origin, period_start, period_end, currency, subtotal, tax, total,
                            amount_paid, balance_due, tax_rounding, created_by_id)
-     select $1, x.id, x."customerId", 'DRAFT', 'GENERATED', x."periodStart", x."periodEnd", x.currency, 0, 0, 0, 0, 0, x."taxRounding", x."createdById"
+     select $1, x.id, x."customerId", 'DRAFT', 'GENERATED', x."periodStart", x."periodEnd", x.currency, x.subtotal, x.tax, x.total, 0, x.total,
+            x."taxRounding", x."createdById"
        from jsonb_to_recordset($2::jsonb) as x(${INVOICE_RECORDSET})
       order by x."customerId"
      on conflict (org_id, customer_id, period_start, period_end) where status = 'DRAFT' and origin = 'GENERATED' do nothing
@@ -63,17 +65,23 @@ export async function lockGeneratedDrafts(tx: Queryable, orgId: string, customer
  */
 export type DraftLine = Omit<LineMinor, 'position'> & { invoiceId: string; position: number };
 
+export interface AddedLine {
+  id: string;
+  invoiceId: string;
+  amount: number;
+}
+
 const LINE_RECORDSET = `id text, "invoiceId" text, position integer, "sourceType" text, "sourceId" text, "serviceId" text, date date, "itemId" text,
   description text, quantity float8, "unitPrice" bigint, amount bigint, "taxId" text, "taxRate" float8, "taxAmount" bigint`;
 
 /**
  * Adds lines to drafts, each source at most once: a line whose source a live line already bills
  * (another run's, or one committed by another process while this one waited) is left out. The
- * drafts must be locked by this transaction. Answers the lines added.
+ * drafts must be locked by this transaction. Answers the lines added (their money in minor units).
  */
-export async function insertDraftLinesOnce(tx: Queryable, orgId: string, lines: readonly DraftLine[]): Promise<DraftLine[]> {
+export async function insertDraftLinesOnce(tx: Queryable, orgId: string, lines: readonly DraftLine[]): Promise<AddedLine[]> {
   if (!lines.length) return [];
-  const { rows } = await tx.query<DraftLine>(
+  const { rows } = await tx.query<AddedLine>(
     `insert into invoice_lines (org_id, id, invoice_id, position, source_type, source_id, service_id, date, item_id, description,
                                 quantity, unit_price, amount, tax_id, tax_rate, tax_amount)
      select $1, x.id, x."invoiceId",
@@ -83,9 +91,7 @@ export async function insertDraftLinesOnce(tx: Queryable, orgId: string, lines: 
        from jsonb_to_recordset($2::jsonb) as x(${LINE_RECORDSET})
       order by x."sourceType", x."sourceId"
      on conflict (org_id, source_type, source_id) where source_id is not null and not released do nothing
-     returning id, invoice_id as "invoiceId", position, source_type as "sourceType", source_id as "sourceId", service_id as "serviceId",
-               date::text as date, item_id as "itemId", description, quantity, unit_price::float8 as "unitPrice", amount::float8 as amount,
-               tax_id as "taxId", tax_rate as "taxRate", tax_amount::float8 as "taxAmount"`,
+     returning id, invoice_id as "invoiceId", amount::float8 as amount`,
     [orgId, JSON.stringify(lines)],
   );
   return rows;
@@ -95,15 +101,4 @@ export async function insertDraftLinesOnce(tx: Queryable, orgId: string, lines: 
 export async function deleteDrafts(tx: Queryable, orgId: string, ids: readonly string[]): Promise<void> {
   if (!ids.length) return;
   await tx.query(`delete from invoices where org_id = $1 and id = any($2::text[]) and status = 'DRAFT'`, [orgId, ids]);
-}
-
-/** Sets drafts' money (minor units); each balance follows from what was paid. */
-export async function setDraftTotals(tx: Queryable, orgId: string, totals: readonly (TotalsMinor & { id: string })[]): Promise<void> {
-  if (!totals.length) return;
-  await tx.query(
-    `update invoices i set subtotal = x.subtotal, tax = x.tax, total = x.total, balance_due = x.total - i.amount_paid
-       from jsonb_to_recordset($2::jsonb) as x(id text, subtotal bigint, tax bigint, total bigint)
-      where i.org_id = $1 and i.id = x.id and i.status = 'DRAFT'`,
-    [orgId, JSON.stringify(totals)],
-  );
 }
