@@ -8,8 +8,10 @@ import type { LineMinor, NewInvoice, TotalsMinor } from './invoices.js';
  * ones, kept in bulk: the partial unique index invoices_generated_draft makes one generated draft
  * per customer and period (a second run waits on the first's uncommitted draft, then takes it),
  * and invoice_lines_billed_once one live line per source (`on conflict do nothing`: a fact another
- * run billed meanwhile is left out). Rows are written and locked in customer id order, and lines
- * in source order, so two runs at once wait for each other instead of deadlocking.
+ * run billed meanwhile is left out). New drafts are written in customer id order, existing drafts
+ * locked in id order (as lockInvoices takes invoices, so neither does a run deadlock with a
+ * finalizing of many drafts), and lines in source order: two runs at once wait for each other
+ * instead of deadlocking.
  */
 
 const INVOICE_RECORDSET = `id text, "customerId" text, "periodStart" date, "periodEnd" date, currency text, "taxRounding" text, "createdById" text,
@@ -44,15 +46,15 @@ export interface GeneratedDraft {
 }
 
 /**
- * The customers' generated drafts for the period, locked for this transaction. A draft another
- * run finalized or deleted meanwhile is not among them (the caller makes another).
+ * The customers' generated drafts for the period, locked for this transaction in id order. A
+ * draft another run finalized or deleted meanwhile is not among them (the caller makes another).
  */
 export async function lockGeneratedDrafts(tx: Queryable, orgId: string, customerIds: readonly string[], periodStart: string, periodEnd: string): Promise<GeneratedDraft[]> {
   if (!customerIds.length) return [];
   const { rows } = await tx.query<GeneratedDraft>(
     `select id, customer_id as "customerId", tax_rounding as "taxRounding" from invoices
       where org_id = $1 and customer_id = any($2::text[]) and period_start = $3 and period_end = $4 and status = 'DRAFT' and origin = 'GENERATED'
-      order by customer_id
+      order by id
       for update`,
     [orgId, customerIds, periodStart, periodEnd],
   );
