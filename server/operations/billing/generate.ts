@@ -13,8 +13,8 @@ import { NO_TAX, type AppliedTax, type BillingSettings } from './settings.js';
  * The month's run for a chunk of customers (README, "The month's run"), set-based: the chunk's
  * customers and each kind of their unbilled facts are read in one statement each, priced in
  * memory (run-pricing.ts), and written back in one statement each (run-drafts.ts), so a chunk
- * costs the same dozen statements whatever its size. Answers one result per customer, in the order given. Runs inside the chunk's
- * transaction.
+ * costs the same dozen statements whatever its size. Answers one result per customer, in the
+ * order given. Runs inside the chunk's transaction.
  */
 export async function billCustomers(tx: Queryable, settings: BillingSettings, customerIds: readonly string[], period: Period, createdById: string | null): Promise<RunResult[]> {
   const found = new Map((await liveCustomersByIds(tx, settings.orgId, customerIds)).map((c) => [c.id, c]));

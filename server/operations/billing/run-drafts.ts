@@ -1,7 +1,7 @@
+import type { TaxRounding } from '../../../shared/index.js';
 import type { RunResult } from '../../storage/billing-runs.js';
 import type { Queryable } from '../../storage/db.js';
 import { deleteDrafts, insertDraftLinesOnce, insertGeneratedDrafts, lockGeneratedDrafts, type DraftLine, type GeneratedDraft } from '../../storage/generated-drafts.js';
-import type { TaxRounding } from '../../../shared/index.js';
 import { newId } from '../ids.js';
 import { repriceDraft } from './draft-money.js';
 import type { Period } from './periods.js';
