@@ -1,152 +1,91 @@
-import { DEFAULT_BILLING_METHOD, type Customer } from '../../../shared/index.js';
-import { monthsBilled, quotedPriceByType, sourcesBilled, unbilledStockUses, unbilledVisits } from '../../storage/billable.js';
+import type { Customer } from '../../../shared/index.js';
+import { sourcesBilled } from '../../storage/billable.js';
+import { liveCustomersByIds, monthsBilledOf, quotedPricesOf, unbilledStockUsesOf, unbilledVisitsOf } from '../../storage/billable-batch.js';
 import type { RunResult } from '../../storage/billing-runs.js';
-import { customers } from '../../storage/customers.js';
 import type { Queryable } from '../../storage/db.js';
-import { deleteDraft, insertLinesOnce, lockGeneratedDraft, nextLinePosition, type LineMinor } from '../../storage/invoices.js';
-import { newId } from '../ids.js';
-import { repriceDraft } from './draft-money.js';
-import { firstDayOf, flatRateMonths, monthName, monthOf, monthsTouched, type Period } from './periods.js';
-import { lineAmount, monthlyRate, stockUnitPrice, visitPrice } from './pricing.js';
-import { customerTax, type AppliedTax, type BillingSettings } from './settings.js';
+import { taxesByIds } from '../../storage/taxes.js';
+import type { Period } from './periods.js';
+import { addToDrafts, NO_WORK, skipped } from './run-drafts.js';
+import { flatSource, monthsToRead, priceUnbilled, whyNotBilled, type CustomerFacts, type Priced, type Unbilled } from './run-pricing.js';
+import { NO_TAX, type AppliedTax, type BillingSettings } from './settings.js';
 
 /**
- * The month's run for one customer (README, "The month's run"): the unbilled billable facts of the
- * period, priced, added to the customer's generated draft for the period (made if need be), or
- * the reason nothing was billed. Runs inside the run's chunk transaction.
+ * The month's run for a chunk of customers (README, "The month's run"), set-based: the chunk's
+ * customers and each kind of their unbilled facts are read in one statement each, priced in
+ * memory (run-pricing.ts), and written back in one statement each (run-drafts.ts), so a chunk
+ * costs the same dozen statements whatever its size. Answers one result per customer, in the
+ * order given. Runs inside the chunk's transaction.
  */
-type Unbilled = Omit<LineMinor, 'id' | 'position'>;
-
-type Priced = { lines: Unbilled[] } | { skip: string };
-
-const NO_MONTHLY_RATE = 'no rate: billingMethod is MONTHLY_FLAT and service.monthlyRate is not set';
-
-export async function billCustomer(tx: Queryable, settings: BillingSettings, customerId: string, period: Period, createdById: string | null): Promise<RunResult> {
-  const skipped = (reason: string): RunResult => ({ customerId, outcome: 'SKIPPED', reason, invoiceId: null, lines: 0, amount: 0 });
-  const customer = await customers.findById(tx, settings.orgId, customerId);
-  if (!customer) return skipped('deleted since the run started');
-  const refusal = whyNotBilled(customer);
-  if (refusal) return skipped(refusal);
-
-  const priced = await priceUnbilled(tx, settings, customer, period);
-  if ('skip' in priced) return skipped(priced.skip);
-  if (!priced.lines.length) return skipped('no billable work in the period');
-
-  const { invoice, created } = await lockGeneratedDraft(tx, settings.orgId, {
-    id: newId(),
-    customerId,
-    origin: 'GENERATED',
-    periodStart: period.start,
-    periodEnd: period.end,
-    currency: settings.currency,
-    taxRounding: settings.taxRounding,
-    notes: null,
-    quoteId: null,
-    createdById,
-  });
-  const first = await nextLinePosition(tx, settings.orgId, invoice.id);
-  const added = await insertLinesOnce(tx, settings.orgId, invoice.id, priced.lines.map((l, i) => ({ ...l, id: newId(), position: first + i })));
-  if (!added.length) {
-    // Another run billed every fact while this one waited for it: no empty draft is left behind.
-    if (created) await deleteDraft(tx, settings.orgId, invoice.id);
-    return skipped('no billable work in the period');
+export async function billCustomers(tx: Queryable, settings: BillingSettings, customerIds: readonly string[], period: Period, createdById: string | null): Promise<RunResult[]> {
+  const found = new Map((await liveCustomersByIds(tx, settings.orgId, customerIds)).map((c) => [c.id, c]));
+  const results = new Map<string, RunResult>();
+  const eligible: Customer[] = [];
+  for (const id of customerIds) {
+    const customer = found.get(id);
+    const refusal = customer ? whyNotBilled(customer) : 'deleted since the run started';
+    if (refusal) results.set(id, skipped(id, refusal));
+    else eligible.push(customer!);
   }
-  await repriceDraft(tx, settings.orgId, invoice.id, invoice.taxRounding, settings.currency);
-  return { customerId, outcome: 'BILLED', reason: null, invoiceId: invoice.id, lines: added.length, amount: added.reduce((sum, l) => sum + l.amount, 0) };
+
+  const toBill = new Map<string, Unbilled[]>();
+  for (const [customerId, priced] of await priceChunk(tx, settings, eligible, period)) {
+    if ('skip' in priced) results.set(customerId, skipped(customerId, priced.skip));
+    else if (!priced.lines.length) results.set(customerId, skipped(customerId, NO_WORK));
+    else toBill.set(customerId, priced.lines);
+  }
+  for (const result of await addToDrafts(tx, settings, toBill, period, createdById)) results.set(result.customerId, result);
+  return customerIds.map((id) => results.get(id)!);
 }
 
-/** Customers the run leaves out whatever their work, and why. */
-function whyNotBilled(customer: Customer): string | null {
-  if ((customer.status ?? '').trim().toUpperCase() === 'INACTIVE') return 'inactive';
-  if (customer.readyForInvoice === false) return 'not ready for invoice (readyForInvoice is false)';
-  return null;
-}
-
-/**
- * The facts no live line bills yet, priced. A month is billed one way: once its flat rate or any of
- * its visits at a price is on a live line, its other visits follow that way, whatever the
- * customer's billing method says now, so changing the method mid-month bills nothing twice.
- */
-async function priceUnbilled(tx: Queryable, settings: BillingSettings, customer: Customer, period: Period): Promise<Priced> {
-  const { orgId, currency } = settings;
+/** Each customer's unbilled facts read for the whole chunk at once, then priced one by one. */
+async function priceChunk(tx: Queryable, settings: BillingSettings, customers: readonly Customer[], period: Period): Promise<Map<string, Priced>> {
+  const priced = new Map<string, Priced>();
+  if (!customers.length) return priced;
+  const { orgId } = settings;
+  const ids = customers.map((c) => c.id);
   // One after another: a transaction is one connection, and pg refuses (from version 9; warns
   // today) queries queued on it at once.
-  const visits = await unbilledVisits(tx, orgId, customer.id, period.start, period.end);
-  const uses = await unbilledStockUses(tx, orgId, customer.id, period.start, period.end);
-  const quoted = await quotedPriceByType(tx, orgId, customer.id);
-  const tax = await customerTax(tx, settings, customer);
-  const method = customer.billingMethod ?? DEFAULT_BILLING_METHOD;
-  const flatMonths = method === 'MONTHLY_FLAT' ? flatRateMonths(period, settings.flatRateTiming) : [];
-  const months = [...new Set([...monthsTouched(period), ...flatMonths])];
-  const billed = new Map((await monthsBilled(tx, orgId, customer.id, months)).map((m) => [m.month, m]));
-  const isFlat = (month: string) => billed.get(month)?.flat || (!billed.get(month)?.perVisit && method === 'MONTHLY_FLAT');
-
-  const noMonthlyRate = method === 'MONTHLY_FLAT' && monthlyRate(customer, currency) === null;
-  if (noMonthlyRate && (flatMonths.length || visits.some((v) => !billed.get(monthOf(v.date))?.flat))) {
-    // Never list a month's visits at no charge for a month no flat rate will bill.
-    return { skip: NO_MONTHLY_RATE };
+  const visits = groupBy(await unbilledVisitsOf(tx, orgId, ids, period.start, period.end), byCustomer);
+  const uses = groupBy(await unbilledStockUsesOf(tx, orgId, ids, period.start, period.end), byCustomer);
+  const quoted = await quotedPricesOf(tx, orgId, ids);
+  const taxes = await taxesOf(tx, settings, customers);
+  const reads = customers.map((c) => ({ customer: c, ...monthsToRead(c, settings, period) }));
+  const months = [...new Set(reads.flatMap((r) => r.months))];
+  const billed = groupBy(await monthsBilledOf(tx, orgId, ids, months), byCustomer);
+  const flatBilled = await sourcesBilled(tx, orgId, 'FLAT_RATE', reads.flatMap((r) => r.flatMonths.map((m) => flatSource(r.customer.id, m))));
+  for (const customer of customers) {
+    const facts: CustomerFacts = {
+      customer,
+      visits: visits.get(customer.id) ?? [],
+      uses: uses.get(customer.id) ?? [],
+      quoted: quoted.get(customer.id) ?? new Map(),
+      tax: taxes.get(taxIdOf(settings, customer)) ?? NO_TAX,
+      billed: new Map((billed.get(customer.id) ?? []).map((m) => [m.month, m])),
+      flatBilled,
+    };
+    priced.set(customer.id, priceUnbilled(settings, period, facts));
   }
-
-  const lines: Unbilled[] = [];
-  const flat = await flatLines(tx, settings, customer, flatMonths.filter((m) => !billed.get(m)?.perVisit), tax);
-  if ('skip' in flat) return flat;
-  lines.push(...flat.lines);
-
-  const unpriced: string[] = [];
-  for (const visit of visits) {
-    const included = isFlat(monthOf(visit.date));
-    const price = included ? 0 : visitPrice(visit, quoted, customer, currency);
-    if (price === null) {
-      unpriced.push(visit.id);
-      continue;
-    }
-    const name = visit.typeName ?? 'Service visit';
-    lines.push({
-      ...factLine('VISIT', visit.id, visit.id, visit.date, tax),
-      description: included ? `${name} (in the monthly rate)` : name,
-      quantity: 1,
-      unitPrice: price,
-      amount: price,
-    });
-  }
-  if (unpriced.length) {
-    return { skip: `no rate: ${unpriced.length} visit(s) have no quoted price for their service type and the customer has no service.rate` };
-  }
-  for (const use of uses) {
-    const unitPrice = stockUnitPrice(use, settings.chemicalBilling, settings.chemicalMarkupPercent, currency);
-    lines.push({
-      ...factLine('STOCK_MOVEMENT', use.id, use.serviceId, use.date, tax),
-      itemId: use.itemId,
-      description: use.unit ? `${use.itemName} (${use.unit})` : use.itemName,
-      quantity: use.quantity,
-      unitPrice,
-      amount: lineAmount(unitPrice, use.quantity, currency),
-    });
-  }
-  lines.sort((a, b) => (a.date ?? '').localeCompare(b.date ?? ''));
-  return { lines };
+  return priced;
 }
 
-/** The flat-rate line of each month not billed yet. */
-async function flatLines(tx: Queryable, settings: BillingSettings, customer: Customer, months: string[], tax: AppliedTax): Promise<Priced> {
-  if (!months.length) return { lines: [] };
-  const sources = months.map((m) => `${customer.id}/${m}`);
-  const done = await sourcesBilled(tx, settings.orgId, 'FLAT_RATE', sources);
-  const open = months.filter((_, i) => !done.has(sources[i]!));
-  if (!open.length) return { lines: [] };
-  const rate = monthlyRate(customer, settings.currency);
-  if (rate === null) return { skip: NO_MONTHLY_RATE };
-  return {
-    lines: open.map((month) => ({
-      ...factLine('FLAT_RATE', `${customer.id}/${month}`, null, firstDayOf(month), tax),
-      description: `Monthly service, ${monthName(month)}`,
-      quantity: 1,
-      unitPrice: rate,
-      amount: rate,
-    })),
-  };
+const byCustomer = (row: { customerId: string }) => row.customerId;
+
+function groupBy<T>(rows: readonly T[], key: (row: T) => string): Map<string, T[]> {
+  const groups = new Map<string, T[]>();
+  for (const row of rows) {
+    const group = groups.get(key(row));
+    if (group) group.push(row);
+    else groups.set(key(row), [row]);
+  }
+  return groups;
 }
 
-function factLine(sourceType: LineMinor['sourceType'], sourceId: string, serviceId: string | null, date: string, tax: AppliedTax) {
-  return { sourceType, sourceId, serviceId, date, itemId: null, taxId: tax.taxId, taxRate: tax.rate, taxAmount: null };
+/** The tax on a customer's lines: their own taxId, else the organization's defaultTaxId. */
+const taxIdOf = (settings: BillingSettings, customer: Customer) => customer.taxId ?? settings.defaultTaxId;
+
+/** The chunk's taxes by id, each read once (its percent now); a tax no longer there taxes nothing. */
+async function taxesOf(tx: Queryable, settings: BillingSettings, customers: readonly Customer[]): Promise<Map<string | null, AppliedTax>> {
+  const ids = [...new Set(customers.map((c) => taxIdOf(settings, c)).filter((id): id is string => id !== null))];
+  const found = ids.length ? await taxesByIds(tx, settings.orgId, ids) : [];
+  return new Map(found.map((t) => [t.id, { taxId: t.id, rate: t.rate }]));
 }

@@ -2,16 +2,17 @@ import { z } from 'zod';
 import { liveCustomerIds } from '../../../storage/billable.js';
 import { recordRunResults, runResultPage, type RunResultRow } from '../../../storage/billing-runs.js';
 import { customers } from '../../../storage/customers.js';
-import { billCustomer } from '../../billing/generate.js';
+import { billCustomers } from '../../billing/generate.js';
 import { CalendarDate, checkedPeriod } from '../../billing/periods.js';
 import { billingSettings } from '../../billing/settings.js';
 import type { CsvColumn } from '../../csv.js';
 import { defineKind, ids, resolveSelection, type ItemOutcome, type KindDefinition } from '../kind.js';
 
 /**
- * The month's run (server/operations/billing/README.md): each customer of the selection billed in a
- * chunk's transaction, with what happened to them recorded in billing_run_results in the same
- * transaction; the result file lists every customer, billed or skipped and why.
+ * The month's run (server/operations/billing/README.md): the customers of a chunk billed together
+ * in its transaction (billCustomers, a few statements per chunk), with what happened to each
+ * recorded in billing_run_results in the same transaction; the result file lists every customer,
+ * billed or skipped and why.
  */
 export const GENERATE_INVOICES = 'INVOICES_GENERATE';
 
@@ -48,13 +49,8 @@ export const invoicesGenerate = defineKind<Payload, string>({
     async apply(env, payload, items) {
       const settings = await billingSettings(env.tx, env.orgId);
       const period = { start: payload.periodStart, end: payload.periodEnd };
-      const results = [];
-      const outcomes: ItemOutcome[] = [];
-      for (const { item } of items) {
-        const result = await billCustomer(env.tx, settings, item, period, null);
-        results.push(result);
-        outcomes.push(result.outcome === 'BILLED' ? { ok: true } : { skipped: true });
-      }
+      const results = await billCustomers(env.tx, settings, items.map((i) => i.item), period, null);
+      const outcomes: ItemOutcome[] = results.map((r) => (r.outcome === 'BILLED' ? { ok: true } : { skipped: true }));
       await recordRunResults(env.tx, env.orgId, env.operationId, results);
       return outcomes;
     },
