@@ -2,12 +2,14 @@ import {
   invoiceLineResource,
   invoiceResource,
   paymentApplicationResource,
+  type Customer,
   type Invoice,
   type InvoiceLine,
   type InvoiceLineSource,
   type InvoiceStatus,
   type PaymentApplication,
 } from '../../shared/index.js';
+import { customers } from './customers.js';
 import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
@@ -81,9 +83,21 @@ export async function invoicesByIds(q: Queryable, orgId: string, ids: readonly s
   return rows.map(invoices.toRecord);
 }
 
-/** The ids of every DRAFT of the organization, oldest first (finalize all). */
-export async function draftIds(q: Queryable, orgId: string): Promise<string[]> {
-  const { rows } = await q.query<{ id: string }>(`select id from invoices where org_id = $1 and status = 'DRAFT' order by created_at, id`, [orgId]);
+/** The live customers the invoices are to (an invoice's email goes to its customer). */
+export async function customersOfInvoices(q: Queryable, orgId: string, invoiceIds: readonly string[]): Promise<Customer[]> {
+  if (!invoiceIds.length) return [];
+  const { rows } = await q.query(
+    `select ${customers.selectList('c', '$1')} from customers c
+      where c.org_id = $1 and not c._deleted
+        and c.id in (select customer_id from invoices where org_id = $1 and id = any($2::text[]))`,
+    [orgId, invoiceIds],
+  );
+  return rows.map(customers.toRecord);
+}
+
+/** The ids of the organization's DRAFTs, oldest first, at most `limit` (finalize all). */
+export async function draftIds(q: Queryable, orgId: string, limit: number): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(`select id from invoices where org_id = $1 and status = 'DRAFT' order by created_at, id limit $2`, [orgId, limit]);
   return rows.map((r) => r.id);
 }
 
@@ -135,6 +149,28 @@ export async function linesMinor(q: Queryable, orgId: string, invoiceId: string)
     [orgId, invoiceId],
   );
   return rows;
+}
+
+/** linesMinor of several invoices at once, each line with its invoice, in their order on each. */
+export async function linesMinorOf(q: Queryable, orgId: string, invoiceIds: readonly string[]): Promise<(LineMinor & { invoiceId: string })[]> {
+  if (!invoiceIds.length) return [];
+  const { rows } = await q.query<LineMinor & { invoiceId: string }>(
+    `select invoice_id as "invoiceId", ${LINE_MINOR_COLUMNS} from invoice_lines
+      where org_id = $1 and invoice_id = any($2::text[]) order by invoice_id, position, id`,
+    [orgId, invoiceIds],
+  );
+  return rows;
+}
+
+/** Sets the tax of lines of several invoices (PER_LINE taxes repriced), in one statement. */
+export async function setLineTaxes(tx: Queryable, orgId: string, lines: readonly { invoiceId: string; id: string; taxAmount: number | null }[]): Promise<void> {
+  if (!lines.length) return;
+  await tx.query(
+    `update invoice_lines l set tax_amount = x."taxAmount"
+       from jsonb_to_recordset($2::jsonb) as x("invoiceId" text, id text, "taxAmount" bigint)
+      where l.org_id = $1 and l.invoice_id = x."invoiceId" and l.id = x.id`,
+    [orgId, JSON.stringify(lines)],
+  );
 }
 
 const LINE_RECORDSET = `id text, position integer, "sourceType" text, "sourceId" text, "serviceId" text, date date, "itemId" text,
@@ -255,18 +291,35 @@ export async function deleteDraft(tx: Queryable, orgId: string, id: string): Pro
   return rowCount > 0;
 }
 
-/** Gives a draft its number and dates: it is an invoice from now on. */
-export async function markFinalized(
+/** What finalizing gives one draft: its number, status and money (minor units). */
+export interface Finalization extends TotalsMinor {
+  id: string;
+  number: string;
+  status: 'OPEN' | 'PAID';
+}
+
+/**
+ * Finalizes several drafts in one statement: each its number, status and money (the balance is the
+ * total: nothing is paid on a draft), all the same issue and due dates. A row no longer a DRAFT is
+ * left as it is. Answers the ids finalized.
+ */
+export async function markFinalizedMany(
   tx: Queryable,
   orgId: string,
-  id: string,
-  values: { number: string; status: 'OPEN' | 'PAID'; issueDate: string; dueDate: string },
-): Promise<void> {
-  await tx.query(
-    `update invoices set number = $3, status = $4, issue_date = $5, due_date = $6, finalized_at = clock_timestamp()
-      where org_id = $1 and id = $2 and status = 'DRAFT'`,
-    [orgId, id, values.number, values.status, values.issueDate, values.dueDate],
+  drafts: readonly Finalization[],
+  dates: { issueDate: string; dueDate: string },
+): Promise<string[]> {
+  if (!drafts.length) return [];
+  const { rows } = await tx.query<{ id: string }>(
+    `update invoices i
+        set number = x.number, status = x.status, subtotal = x.subtotal, tax = x.tax, total = x.total,
+            balance_due = x.total - i.amount_paid, issue_date = $3, due_date = $4, finalized_at = clock_timestamp()
+       from jsonb_to_recordset($2::jsonb) as x(id text, number text, status text, subtotal bigint, tax bigint, total bigint)
+      where i.org_id = $1 and i.id = x.id and i.status = 'DRAFT'
+      returning i.id`,
+    [orgId, JSON.stringify(drafts), dates.issueDate, dates.dueDate],
   );
+  return rows.map((r) => r.id);
 }
 
 /** Voids an invoice and releases its lines, so the work they billed may be billed again. */
@@ -291,9 +344,4 @@ export async function billedVisitIds(q: Queryable, orgId: string, invoiceId: str
     [orgId, invoiceId],
   );
   return rows.map((r) => r.id);
-}
-
-export async function lineCount(q: Queryable, orgId: string, invoiceId: string): Promise<number> {
-  const { rows } = await q.query<{ n: number }>('select count(*)::int as n from invoice_lines where org_id = $1 and invoice_id = $2', [orgId, invoiceId]);
-  return rows[0]!.n;
 }
