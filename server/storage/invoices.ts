@@ -83,15 +83,10 @@ export async function invoicesByIds(q: Queryable, orgId: string, ids: readonly s
   return rows.map(invoices.toRecord);
 }
 
-/** The live customers the invoices are to (an invoice's email goes to its customer). */
-export async function customersOfInvoices(q: Queryable, orgId: string, invoiceIds: readonly string[]): Promise<Customer[]> {
-  if (!invoiceIds.length) return [];
-  const { rows } = await q.query(
-    `select ${customers.selectList('c', '$1')} from customers c
-      where c.org_id = $1 and not c._deleted
-        and c.id in (select customer_id from invoices where org_id = $1 and id = any($2::text[]))`,
-    [orgId, invoiceIds],
-  );
+/** Live customers by id (an invoice's email goes to its customer, if still there). */
+export async function liveCustomersByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Customer[]> {
+  if (!ids.length) return [];
+  const { rows } = await q.query(`select ${customers.selectList(undefined, '$1')} from customers where org_id = $1 and id = any($2::text[]) and not _deleted`, [orgId, ids]);
   return rows.map(customers.toRecord);
 }
 

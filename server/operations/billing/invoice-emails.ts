@@ -1,6 +1,6 @@
 import { errors, type Customer, type Invoice, type InvoiceLine, type Organization } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
-import { customersOfInvoices, invoices, invoicesByIds, linesOfInvoices, lockInvoice } from '../../storage/invoices.js';
+import { liveCustomersByIds, invoices, invoicesByIds, linesOfInvoices, lockInvoice } from '../../storage/invoices.js';
 import { insertMessages, invoiceMessagesOf, type NewMessage } from '../../storage/outgoing-messages.js';
 import { taxesByIds } from '../../storage/taxes.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
@@ -98,7 +98,7 @@ export async function queueFirstInvoiceEmails(tx: Queryable, orgId: string, orga
   const found = (await invoicesByIds(tx, orgId, invoiceIds)).filter((i) => SENDABLE.includes(i.status));
   const ids = found.map((i) => i.id);
   const lines = linesByInvoice(await linesOfInvoices(tx, orgId, ids));
-  const customers = new Map((await customersOfInvoices(tx, orgId, ids)).map((c) => [c.id, c]));
+  const customers = new Map((await liveCustomersByIds(tx, orgId, [...new Set(found.map((i) => i.customerId))])).map((c) => [c.id, c]));
   const taxIds = [...new Set([...lines.values()].flat().flatMap((l) => (l.taxId ? [l.taxId] : [])))];
   const taxNames = new Map(taxIds.length ? (await taxesByIds(tx, orgId, taxIds)).map((t) => [t.id, t.name]) : []);
   const messages: NewMessage[] = [];
