@@ -107,6 +107,8 @@ async function finalizeBatch(tx: Queryable, ctx: OperationContext, ids: readonly
   if (accepted.length) await finalizeDrafts(tx, ctx, organization, accepted);
   const refusedIds = new Set(refused.map((r) => r.id));
   const answered = ids.filter((id) => !refusedIds.has(id));
+  const place = new Map(ids.map((id, i) => [id, i]));
+  refused.sort((a, b) => place.get(a.id)! - place.get(b.id)!); // told in the order given
   // Read again: credit applied after finalizing may have paid some or all of them.
   const now = new Map((await invoicesByIds(tx, orgId, answered)).map((i) => [i.id, i]));
   return { invoices: answered.map((id) => now.get(id)!), refused };
