@@ -1,5 +1,6 @@
 import type { Invoice, Organization } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
+import { invoicesByIds } from '../../storage/invoices.js';
 import { customersWithCredit } from '../../storage/payments.js';
 import type { OperationContext } from '../context.js';
 import { queueFirstInvoiceEmails } from './invoice-emails.js';
@@ -19,17 +20,20 @@ import { applyCreditTo } from './payments.js';
  */
 export type Finalized = Pick<Invoice, 'id' | 'customerId' | 'currency'> & { status: 'OPEN' | 'PAID' };
 
-export async function afterFinalizing(tx: Queryable, ctx: OperationContext, organization: Organization, finalized: readonly Finalized[]): Promise<void> {
+/** Answers the invoices as they are after it (credit applied), in the order given. */
+export async function afterFinalizing(tx: Queryable, ctx: OperationContext, organization: Organization, finalized: readonly Finalized[]): Promise<Invoice[]> {
+  const orgId = ctx.viewer.orgId;
   const owed = finalized.filter((i) => i.status === 'OPEN');
-  const credit = await customersWithCredit(tx, ctx.viewer.orgId, [...new Set(owed.map((i) => i.customerId))]);
+  const credit = await customersWithCredit(tx, orgId, [...new Set(owed.map((i) => i.customerId))]);
   const hasCredit = new Set(credit.map((c) => `${c.customerId} ${c.currency}`));
   const toCredit = owed.filter((i) => hasCredit.has(`${i.customerId} ${i.currency}`));
   // Stable: a customer's invoices keep their numbers' order, the first numbered taking the credit first.
   toCredit.sort((a, b) => compare(a.customerId, b.customerId));
   for (const invoice of toCredit) await applyCreditTo(tx, ctx, invoice.id);
-  if (organization.settings.autoSendInvoices) {
-    await queueFirstInvoiceEmails(tx, ctx.viewer.orgId, organization, finalized.map((i) => i.id));
-  }
+  const byId = new Map((await invoicesByIds(tx, orgId, finalized.map((i) => i.id))).map((i) => [i.id, i]));
+  const invoices = finalized.map((i) => byId.get(i.id)!);
+  if (organization.settings.autoSendInvoices) await queueFirstInvoiceEmails(tx, orgId, organization, invoices);
+  return invoices;
 }
 
 const compare = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);

@@ -3,7 +3,7 @@ import { AppError, errors, idValidator, VISIT_INVOICED, type Invoice, type Organ
 import { setVisitBillingStatus } from '../../storage/billable.js';
 import { nextCounterValues } from '../../storage/counters.js';
 import type { Queryable } from '../../storage/db.js';
-import { draftIds, invoicesByIds, lockInvoices, markFinalizedMany, setLineTaxes } from '../../storage/invoices.js';
+import { draftIds, lockInvoices, markFinalizedMany, setLineTaxes } from '../../storage/invoices.js';
 import { organizations } from '../../storage/organizations.js';
 import { lockOrganizationFeed } from '../../storage/table-feed.js';
 import type { OperationContext } from '../context.js';
@@ -104,14 +104,14 @@ async function finalizeBatch(tx: Queryable, ctx: OperationContext, ids: readonly
     if (refusal) refused.push({ id: draft.id, error: refusal });
     else accepted.push({ draft, priced: priced.get(draft.id)! });
   }
-  if (accepted.length) await finalizeDrafts(tx, ctx, organization, accepted);
+  const done = accepted.length ? await finalizeDrafts(tx, ctx, organization, accepted) : [];
+  // The finalized as they are after their credit; the others (OPEN, PAID) as locked.
+  const now = new Map(locked);
+  for (const invoice of done) now.set(invoice.id, invoice);
   const refusedIds = new Set(refused.map((r) => r.id));
-  const answered = ids.filter((id) => !refusedIds.has(id));
   const place = new Map(ids.map((id, i) => [id, i]));
   refused.sort((a, b) => place.get(a.id)! - place.get(b.id)!); // told in the order given
-  // Read again: credit applied after finalizing may have paid some or all of them.
-  const now = new Map((await invoicesByIds(tx, orgId, answered)).map((i) => [i.id, i]));
-  return { invoices: answered.map((id) => now.get(id)!), refused };
+  return { invoices: ids.filter((id) => !refusedIds.has(id)).map((id) => now.get(id)!), refused };
 }
 
 function draftRefusal(id: string, priced: PricedDraft): AppError | null {
@@ -120,8 +120,11 @@ function draftRefusal(id: string, priced: PricedDraft): AppError | null {
   return null;
 }
 
-/** Numbers the drafts in their order, consecutively, and makes them invoices (a fixed number of statements). */
-async function finalizeDrafts(tx: Queryable, ctx: OperationContext, organization: Organization, accepted: readonly { draft: Invoice; priced: PricedDraft }[]): Promise<void> {
+/**
+ * Numbers the drafts in their order, consecutively, and makes them invoices (a fixed number of
+ * statements); answers them as they are after it.
+ */
+async function finalizeDrafts(tx: Queryable, ctx: OperationContext, organization: Organization, accepted: readonly { draft: Invoice; priced: PricedDraft }[]): Promise<Invoice[]> {
   const orgId = ctx.viewer.orgId;
   const settings = settingsOf(organization);
   await setLineTaxes(tx, orgId, accepted.flatMap((a) => a.priced.retaxed));
@@ -140,5 +143,5 @@ async function finalizeDrafts(tx: Queryable, ctx: OperationContext, organization
   const visits = accepted.flatMap((a) => a.priced.lines.flatMap((l) => (l.sourceType === 'VISIT' && l.sourceId ? [l.sourceId] : [])));
   await setVisitBillingStatus(tx, orgId, visits, VISIT_INVOICED);
   const finalized: Finalized[] = accepted.map(({ draft }, i) => ({ id: draft.id, customerId: draft.customerId, currency: draft.currency, status: finalizations[i]!.status }));
-  await afterFinalizing(tx, ctx, organization, finalized);
+  return afterFinalizing(tx, ctx, organization, finalized);
 }

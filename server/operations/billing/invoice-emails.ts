@@ -1,6 +1,6 @@
 import { errors, type Customer, type Invoice, type InvoiceLine, type Organization } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
-import { liveCustomersByIds, invoices, invoicesByIds, linesOfInvoices, lockInvoice } from '../../storage/invoices.js';
+import { liveCustomersByIds, invoices, linesOfInvoices, lockInvoice } from '../../storage/invoices.js';
 import { insertMessages, invoiceMessagesOf, type NewMessage } from '../../storage/outgoing-messages.js';
 import { taxesByIds } from '../../storage/taxes.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
@@ -87,15 +87,15 @@ function invoiceMessage(loaded: Omit<LoadedInvoice, 'lines'>, recipient: string,
 
 /**
  * The first email of each of these invoices just finalized, queued in `tx` as queueInvoiceEmail
- * queues one, for a whole batch in a fixed number of statements: the invoices, their lines,
- * customers and taxes read once each, and one insert of every row. An invoice not OPEN or PAID, or
+ * queues one, for a whole batch in a fixed number of statements: the invoices (as the caller read
+ * them in `tx`), their lines, customers and taxes read once each, and one insert of every row. An invoice not OPEN or PAID, or
  * whose customer has no email address, is not emailed; one whose first email is there already
  * (operation `invoice:<id>:1`) is not emailed again, the outbox's unique operation keeping it once.
  * Answers how many were queued.
  */
-export async function queueFirstInvoiceEmails(tx: Queryable, orgId: string, organization: Organization, invoiceIds: readonly string[]): Promise<number> {
-  if (!invoiceIds.length) return 0;
-  const found = (await invoicesByIds(tx, orgId, invoiceIds)).filter((i) => SENDABLE.includes(i.status));
+export async function queueFirstInvoiceEmails(tx: Queryable, orgId: string, organization: Organization, invoices: readonly Invoice[]): Promise<number> {
+  const found = invoices.filter((i) => SENDABLE.includes(i.status));
+  if (!found.length) return 0;
   const ids = found.map((i) => i.id);
   const lines = linesByInvoice(await linesOfInvoices(tx, orgId, ids));
   const customers = new Map((await liveCustomersByIds(tx, orgId, [...new Set(found.map((i) => i.customerId))])).map((c) => [c.id, c]));
