@@ -87,11 +87,11 @@ function invoiceMessage(loaded: Omit<LoadedInvoice, 'lines'>, recipient: string,
 
 /**
  * The first email of each of these invoices just finalized, queued in `tx` as queueInvoiceEmail
- * queues one, for a whole batch in a fixed number of statements: the invoices (as the caller read
- * them in `tx`), their lines, customers and taxes read once each, and one insert of every row. An invoice not OPEN or PAID, or
- * whose customer has no email address, is not emailed; one whose first email is there already
- * (operation `invoice:<id>:1`) is not emailed again, the outbox's unique operation keeping it once.
- * Answers how many were queued.
+ * queues one, for a whole batch in a fixed number of statements: the invoices as the caller read
+ * them in `tx`, their lines, customers and taxes read once each, and one insert of every row. An
+ * invoice not OPEN or PAID, or whose customer has no email address (or is deleted), is not
+ * emailed; one whose first email is there already (operation `invoice:<id>:1`) is not emailed
+ * again, the outbox's unique operation keeping it once. Answers how many were queued.
  */
 export async function queueFirstInvoiceEmails(tx: Queryable, orgId: string, organization: Organization, invoices: readonly Invoice[]): Promise<number> {
   const found = invoices.filter((i) => SENDABLE.includes(i.status));
