@@ -31,7 +31,7 @@ export const INVOICE_COUNTER = 'invoice';
 export const FINALIZE_BATCH = 250;
 
 /** Drafts one finalizeInvoices call takes (ids given, or the oldest drafts for `all`), so it answers well within REQUEST_TIMEOUT_MS. */
-export const FINALIZE_MAX = 2_000;
+export const FINALIZE_MAX = 1_000;
 
 export async function finalizeInvoice(ctx: OperationContext, id: string): Promise<Invoice> {
   requireBilling(ctx, 'finalize invoices');
