@@ -276,6 +276,9 @@ describe.each(engines)('invoices on %s', (engine) => {
     ok(await gql(Q.update, { id: negative, input: { lines: work(7) } }));
     const next = ok(await gql(Q.finalizeMany, { input: { ids: [negative, good1] } })).finalizeInvoices;
     expect(next.map((i: { id: string; number: string }) => [i.id, i.number])).toEqual([[negative, 'B-0007'], [good1, 'B-0004']]);
+    // More ids than a call takes are refused whole.
+    const tooMany = Array.from({ length: 1001 }, (_, i) => `id-${i}`);
+    expect(errorCodes(await gql(Q.finalizeMany, { input: { ids: tooMany } }))).toEqual(['BAD_USER_INPUT']);
     // One refused alone is told as it always was.
     const alone = await gql(Q.finalize, { id: empty });
     expect(errorCodes(alone)).toEqual(['BAD_USER_INPUT']);
