@@ -13,7 +13,8 @@ import { pushChanges } from './support/sync.js';
  * The month's run with the server run as users run it (`server/main.ts`): killed (SIGKILL) in the
  * middle of a run and started again, and (on PostgreSQL) two servers running two runs of the same
  * period at once. Either way every visit is billed by exactly one line, each customer has one
- * draft, and each run's result file lists every customer once.
+ * draft, and each run's result file lists every customer once. The two servers then finalize
+ * overlapping batches of those drafts at once: each is numbered once, and the numbers have no gap.
  */
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'pool-invoice-runs-'));
 afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
@@ -21,7 +22,8 @@ afterAll(() => fs.rmSync(tmp, { recursive: true, force: true }));
 const ADMIN = 'invoice-processes-platform-admin';
 const GENERATE = `mutation($input: GenerateInvoicesInput!) { generateInvoices(input: $input) { id status } }`;
 const INVOICES = `query($after: String) { infiniteInvoices(first: 100, after: $after) {
-  edges { node { id status customerId lines { sourceType sourceId amount } } } pageInfo { hasNextPage endCursor } } }`;
+  edges { node { id status number customerId lines { sourceType sourceId amount } } } pageInfo { hasNextPage endCursor } } }`;
+const FINALIZE = `mutation($input: FinalizeInvoicesInput!) { finalizeInvoices(input: $input) { id number } }`;
 
 async function freePort(): Promise<number> {
   const server = net.createServer();
@@ -87,7 +89,7 @@ async function company(server: { url: string }, name: string, count: number): Pr
 }
 
 async function allInvoices(server: { url: string }, token: string) {
-  const rows: { id: string; status: string; customerId: string; lines: { sourceType: string; sourceId: string }[] }[] = [];
+  const rows: { id: string; status: string; number: string | null; customerId: string; lines: { sourceType: string; sourceId: string }[] }[] = [];
   for (let after: string | null = null; ; ) {
     const page: any = (await graphql(server, token, INVOICES, { after })).infiniteInvoices;
     rows.push(...page.edges.map((e: { node: unknown }) => e.node));
@@ -144,7 +146,7 @@ describe.each(engines)('the month run across processes on %s', (engine) => {
 });
 
 describe('the month run on two processes at once', () => {
-  it.skipIf(!TEST_DATABASE_URL)('two servers running the same period at once bill every visit once, each customer by one of the runs', { timeout: 400_000 }, async () => {
+  it.skipIf(!TEST_DATABASE_URL)('two servers running the same period at once bill every visit once, each customer by one of the runs; finalizing overlapping batches at once numbers each draft once, with no gap', { timeout: 400_000 }, async () => {
     const database = await createTestDatabase();
     const env = { PORT: '0', DATABASE_URL: database.url, DATA_DIR: path.join(tmp, 'two') };
     const servers: Running[] = [];
@@ -159,6 +161,23 @@ describe('the month run on two processes at once', () => {
       // Each customer billed by exactly one of the two runs, skipped by the other (nothing left to bill).
       for (const c of customers) expect([a!.get(c), b!.get(c)].sort()).toEqual(['BILLED', 'SKIPPED']);
       await expectBilledOnce(servers[1]!, token, customers, visits);
+
+      // Both servers finalize overlapping batches at once, in opposite orders, and one finalizes
+      // all besides: every draft is numbered once, the numbers 1 to 60 with no gap.
+      const drafts = (await allInvoices(servers[0]!, token)).map((i) => i.id).sort();
+      const finalize = (s: Running, input: unknown) => graphql(s, token, FINALIZE, { input }).then((d) => d.finalizeInvoices as { id: string; number: string }[]);
+      const [first, second] = await Promise.all([
+        finalize(servers[0]!, { ids: drafts.slice(0, 40) }),
+        finalize(servers[1]!, { ids: drafts.slice(20).reverse() }),
+        finalize(servers[0]!, { all: true }),
+      ]);
+      const finalized = await allInvoices(servers[1]!, token);
+      expect(finalized.every((i) => i.status === 'OPEN')).toBe(true);
+      const numbers = finalized.map((i) => Number(i.number!.replace('INV-', ''))).sort((x, y) => x - y);
+      expect(numbers).toEqual(Array.from({ length: 60 }, (_, i) => i + 1));
+      // An invoice both asked for is answered with the one number it was given.
+      const numberOf = new Map(finalized.map((i) => [i.id, i.number]));
+      for (const i of [...first!, ...second!]) expect(i.number).toBe(numberOf.get(i.id));
     } finally {
       await Promise.all(servers.map((s) => kill(s.child, 'SIGTERM')));
       await database.dropDatabase();

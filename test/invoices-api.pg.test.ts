@@ -232,6 +232,59 @@ describe.each(engines)('invoices on %s', (engine) => {
     void organization;
   });
 
+  it('a batch of drafts, an OPEN invoice and refused ones: the good drafts finalized with consecutive numbers in the order given, the error naming the refused', async () => {
+    const { token } = await provisionOrganization(store.db, { name: 'Batch Pools' });
+    const gql = caller(server, token);
+    ok(await gql(Q.settings, { input: { invoicePrefix: 'B-' } }));
+    const c = ok(await gql(Q.customer, { input: { lastName: 'Batch' } })).createCustomer.id;
+    const draft = async (lines: { description: string; quantity: number; unitPrice: number }[]) =>
+      ok(await gql(Q.create, { input: { customerId: c, lines } })).createInvoice.id as string;
+    const work = (price: number) => [{ description: 'Work', quantity: 1, unitPrice: price }];
+    const open = await draft(work(50));
+    const openBefore = ok(await gql(Q.finalize, { id: open })).finalizeInvoice;
+    expect(openBefore.number).toBe('B-0001');
+    const voided = await draft(work(5));
+    ok(await gql(Q.finalize, { id: voided }));
+    ok(await gql(Q.void, { id: voided, reason: 'Wrong customer' }));
+    const [good1, empty, good2, negative, free, good3] = [
+      await draft(work(10)),
+      await draft([]),
+      await draft(work(20)),
+      await draft(work(-5)),
+      await draft([{ description: 'Courtesy visit', quantity: 1, unitPrice: 0 }]),
+      await draft(work(30)),
+    ];
+
+    const answer = await gql(Q.finalizeMany, { input: { ids: [good3, empty, open, good1, voided, negative, free, good2] } });
+    expect(errorCodes(answer)).toEqual(['BAD_USER_INPUT']);
+    const message = answer.errors![0]!.message;
+    for (const id of [empty, negative]) expect(message).toContain(id);
+    expect(message).toContain('B-0002 is VOID');
+    for (const id of [good1, good2, good3, free, open]) expect(message).not.toContain(id);
+
+    // The good ones stay finalized, numbered in the order given after the invoices before them.
+    const row = async (id: string) => ok(await gql(Q.invoice, { id })).invoice as { number: string | null; status: string; total: number };
+    expect(await row(good3)).toMatchObject({ number: 'B-0003', status: 'OPEN', total: 30 });
+    expect(await row(good1)).toMatchObject({ number: 'B-0004', status: 'OPEN', total: 10 });
+    expect(await row(free)).toMatchObject({ number: 'B-0005', status: 'PAID', total: 0 });
+    expect(await row(good2)).toMatchObject({ number: 'B-0006', status: 'OPEN', total: 20 });
+    for (const id of [empty, negative]) expect(await row(id)).toMatchObject({ number: null, status: 'DRAFT' });
+    expect(await row(voided)).toMatchObject({ number: 'B-0002', status: 'VOID' });
+    // The OPEN one is unchanged, and answered as it is when asked alone.
+    expect(ok(await gql(Q.finalize, { id: open })).finalizeInvoice).toEqual(openBefore);
+    // The refused drafts, fixed, take the next numbers: none was spent on them.
+    ok(await gql(Q.update, { id: negative, input: { lines: work(7) } }));
+    const next = ok(await gql(Q.finalizeMany, { input: { ids: [negative, good1] } })).finalizeInvoices;
+    expect(next.map((i: { id: string; number: string }) => [i.id, i.number])).toEqual([[negative, 'B-0007'], [good1, 'B-0004']]);
+    // More ids than a call takes are refused whole.
+    const tooMany = Array.from({ length: 1001 }, (_, i) => `id-${i}`);
+    expect(errorCodes(await gql(Q.finalizeMany, { input: { ids: tooMany } }))).toEqual(['BAD_USER_INPUT']);
+    // One refused alone is told as it always was.
+    const alone = await gql(Q.finalize, { id: empty });
+    expect(errorCodes(alone)).toEqual(['BAD_USER_INPUT']);
+    expect(alone.errors![0]!.message).toBe(`Invoice ${empty} has no lines: add some, or delete the draft`);
+  });
+
   const MONEY_CASES = [
     {
       currency: 'USD',

@@ -2,12 +2,14 @@ import {
   invoiceLineResource,
   invoiceResource,
   paymentApplicationResource,
+  type Customer,
   type Invoice,
   type InvoiceLine,
   type InvoiceLineSource,
   type InvoiceStatus,
   type PaymentApplication,
 } from '../../shared/index.js';
+import { customers } from './customers.js';
 import type { Queryable } from './db.js';
 import { readPage, type PageRows, type PageWindow, type SortKey } from './lists/keyset.js';
 import { Params } from './lists/params.js';
@@ -81,9 +83,16 @@ export async function invoicesByIds(q: Queryable, orgId: string, ids: readonly s
   return rows.map(invoices.toRecord);
 }
 
-/** The ids of every DRAFT of the organization, oldest first (finalize all). */
-export async function draftIds(q: Queryable, orgId: string): Promise<string[]> {
-  const { rows } = await q.query<{ id: string }>(`select id from invoices where org_id = $1 and status = 'DRAFT' order by created_at, id`, [orgId]);
+/** Live customers by id (an invoice's email goes to its customer, if still there). */
+export async function liveCustomersByIds(q: Queryable, orgId: string, ids: readonly string[]): Promise<Customer[]> {
+  if (!ids.length) return [];
+  const { rows } = await q.query(`select ${customers.selectList(undefined, '$1')} from customers where org_id = $1 and id = any($2::text[]) and not _deleted`, [orgId, ids]);
+  return rows.map(customers.toRecord);
+}
+
+/** The ids of the organization's DRAFTs, oldest first, at most `limit` (finalize all). */
+export async function draftIds(q: Queryable, orgId: string, limit: number): Promise<string[]> {
+  const { rows } = await q.query<{ id: string }>(`select id from invoices where org_id = $1 and status = 'DRAFT' order by created_at, id limit $2`, [orgId, limit]);
   return rows.map((r) => r.id);
 }
 
@@ -137,6 +146,28 @@ export async function linesMinor(q: Queryable, orgId: string, invoiceId: string)
   return rows;
 }
 
+/** linesMinor of several invoices at once, each line with its invoice, in their order on each. */
+export async function linesMinorOf(q: Queryable, orgId: string, invoiceIds: readonly string[]): Promise<(LineMinor & { invoiceId: string })[]> {
+  if (!invoiceIds.length) return [];
+  const { rows } = await q.query<LineMinor & { invoiceId: string }>(
+    `select invoice_id as "invoiceId", ${LINE_MINOR_COLUMNS} from invoice_lines
+      where org_id = $1 and invoice_id = any($2::text[]) order by invoice_id, position, id`,
+    [orgId, invoiceIds],
+  );
+  return rows;
+}
+
+/** Sets the tax of lines of several invoices (PER_LINE taxes repriced), in one statement. */
+export async function setLineTaxes(tx: Queryable, orgId: string, lines: readonly { invoiceId: string; id: string; taxAmount: number | null }[]): Promise<void> {
+  if (!lines.length) return;
+  await tx.query(
+    `update invoice_lines l set tax_amount = x."taxAmount"
+       from jsonb_to_recordset($2::jsonb) as x("invoiceId" text, id text, "taxAmount" bigint)
+      where l.org_id = $1 and l.invoice_id = x."invoiceId" and l.id = x.id`,
+    [orgId, JSON.stringify(lines)],
+  );
+}
+
 const LINE_RECORDSET = `id text, position integer, "sourceType" text, "sourceId" text, "serviceId" text, date date, "itemId" text,
   description text, quantity float8, "unitPrice" bigint, amount bigint, "taxId" text, "taxRate" float8, "taxAmount" bigint`;
 
@@ -179,14 +210,6 @@ export async function deleteLines(tx: Queryable, orgId: string, invoiceId: strin
   await tx.query('delete from invoice_lines where org_id = $1 and invoice_id = $2 and id = any($3::text[])', [orgId, invoiceId, ids]);
 }
 
-export async function nextLinePosition(tx: Queryable, orgId: string, invoiceId: string): Promise<number> {
-  const { rows } = await tx.query<{ next: number }>(
-    'select coalesce(max(position), 0)::int + 1 as next from invoice_lines where org_id = $1 and invoice_id = $2',
-    [orgId, invoiceId],
-  );
-  return rows[0]!.next;
-}
-
 export interface TotalsMinor {
   subtotal: number;
   tax: number;
@@ -227,46 +250,40 @@ export async function insertDraft(tx: Queryable, orgId: string, values: NewInvoi
   await tx.query(NEW_INVOICE, newInvoiceParams(orgId, values));
 }
 
-/**
- * The customer's generated draft for the period, made if there is none, and locked. Two runs at
- * once meet on the invoices_generated_draft index: the second waits for the first's commit and
- * then takes its draft. `created` says whether this call made it.
- */
-export async function lockGeneratedDraft(tx: Queryable, orgId: string, values: NewInvoice): Promise<{ invoice: Invoice; created: boolean }> {
-  // The draft found on conflict may be finalized or deleted before it is locked: then try again.
-  for (let attempt = 1; ; attempt++) {
-    const { rowCount } = await tx.query(
-      `${NEW_INVOICE} on conflict (org_id, customer_id, period_start, period_end) where status = 'DRAFT' and origin = 'GENERATED' do nothing`,
-      newInvoiceParams(orgId, values),
-    );
-    const { rows } = await tx.query(
-      `select ${invoices.selectList(undefined, '$1')} from invoices
-        where org_id = $1 and customer_id = $2 and period_start = $3 and period_end = $4 and status = 'DRAFT' and origin = 'GENERATED'
-        for update`,
-      [orgId, values.customerId, values.periodStart, values.periodEnd],
-    );
-    if (rows[0]) return { invoice: invoices.toRecord(rows[0]), created: rowCount > 0 };
-    if (attempt === 3) throw new Error(`the generated draft of customer ${values.customerId} kept changing under the run`);
-  }
-}
-
 export async function deleteDraft(tx: Queryable, orgId: string, id: string): Promise<boolean> {
   const { rowCount } = await tx.query(`delete from invoices where org_id = $1 and id = $2 and status = 'DRAFT'`, [orgId, id]);
   return rowCount > 0;
 }
 
-/** Gives a draft its number and dates: it is an invoice from now on. */
-export async function markFinalized(
+/** What finalizing gives one draft: its number, status and money (minor units). */
+export interface Finalization extends TotalsMinor {
+  id: string;
+  number: string;
+  status: 'OPEN' | 'PAID';
+}
+
+/**
+ * Finalizes several drafts in one statement: each its number, status and money (the balance is the
+ * total: nothing is paid on a draft), all the same issue and due dates. A row no longer a DRAFT is
+ * left as it is. Answers the ids finalized.
+ */
+export async function markFinalizedMany(
   tx: Queryable,
   orgId: string,
-  id: string,
-  values: { number: string; status: 'OPEN' | 'PAID'; issueDate: string; dueDate: string },
-): Promise<void> {
-  await tx.query(
-    `update invoices set number = $3, status = $4, issue_date = $5, due_date = $6, finalized_at = clock_timestamp()
-      where org_id = $1 and id = $2 and status = 'DRAFT'`,
-    [orgId, id, values.number, values.status, values.issueDate, values.dueDate],
+  drafts: readonly Finalization[],
+  dates: { issueDate: string; dueDate: string },
+): Promise<string[]> {
+  if (!drafts.length) return [];
+  const { rows } = await tx.query<{ id: string }>(
+    `update invoices i
+        set number = x.number, status = x.status, subtotal = x.subtotal, tax = x.tax, total = x.total,
+            balance_due = x.total - i.amount_paid, issue_date = $3, due_date = $4, finalized_at = clock_timestamp()
+       from jsonb_to_recordset($2::jsonb) as x(id text, number text, status text, subtotal bigint, tax bigint, total bigint)
+      where i.org_id = $1 and i.id = x.id and i.status = 'DRAFT'
+      returning i.id`,
+    [orgId, JSON.stringify(drafts), dates.issueDate, dates.dueDate],
   );
+  return rows.map((r) => r.id);
 }
 
 /** Voids an invoice and releases its lines, so the work they billed may be billed again. */
@@ -291,9 +308,4 @@ export async function billedVisitIds(q: Queryable, orgId: string, invoiceId: str
     [orgId, invoiceId],
   );
   return rows.map((r) => r.id);
-}
-
-export async function lineCount(q: Queryable, orgId: string, invoiceId: string): Promise<number> {
-  const { rows } = await q.query<{ n: number }>('select count(*)::int as n from invoice_lines where org_id = $1 and invoice_id = $2', [orgId, invoiceId]);
-  return rows[0]!.n;
 }

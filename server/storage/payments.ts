@@ -148,6 +148,27 @@ export async function paymentsWithCredit(q: Queryable, orgId: string, customerId
   return rows;
 }
 
+/**
+ * Of these customers, those with credit (a payment with money not yet applied, as paymentsWithCredit
+ * reads it), each with the currency it is in: in one statement, so finalizing many invoices applies
+ * credit only where there is some.
+ */
+export async function customersWithCredit(q: Queryable, orgId: string, customerIds: readonly string[]): Promise<{ customerId: string; currency: string }[]> {
+  if (!customerIds.length) return [];
+  const { rows } = await q.query<{ customerId: string; currency: string }>(
+    `select distinct c."customerId", c.currency from (
+       select p.customer_id as "customerId", p.currency
+         from payments p
+         left join payment_applications a on a.org_id = p.org_id and a.payment_id = p.id
+        where p.org_id = $1 and p.customer_id = any($2::text[]) and p.kind = 'PAYMENT'
+          and not exists (select 1 from payments r where r.org_id = p.org_id and r.reverses_payment_id = p.id)
+        group by p.id, p.customer_id, p.currency, p.amount
+       having p.amount - coalesce(sum(a.amount), 0) > 0) c`,
+    [orgId, customerIds],
+  );
+  return rows;
+}
+
 /** The reversal of a payment, if it has been reversed. */
 export async function reversalOf(q: Queryable, orgId: string, paymentId: string): Promise<Payment | null> {
   const { rows } = await q.query(

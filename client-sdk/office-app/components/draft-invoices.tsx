@@ -29,9 +29,14 @@ export function DraftInvoices({ drafts }: { drafts: Pages<Draft> }) {
   const toggle = (id: string) => setSelected((s) => new Set(s.has(id) ? [...s].filter((x) => x !== id) : [...s, id]));
 
   async function finalizeThese(input: { ids?: string[]; all?: boolean }) {
-    const answer = await finalize.run(() => api.graphql(OfficeFinalizeInvoicesDocument, { input }));
-    if (!answer) return;
-    setFinalized((f) => [...answer.finalizeInvoices, ...f]);
+    // "All" takes the oldest drafts a request at a time (the server caps one request's share so it
+    // answers in time): asked again until a request finds none left, or one is refused.
+    for (;;) {
+      const answer = await finalize.run(() => api.graphql(OfficeFinalizeInvoicesDocument, { input }));
+      if (!answer) break;
+      setFinalized((f) => [...answer.finalizeInvoices, ...f]);
+      if (!input.all || answer.finalizeInvoices.length === 0) break;
+    }
     setSelected(new Set());
     drafts.reload();
   }

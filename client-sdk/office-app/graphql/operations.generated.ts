@@ -314,7 +314,9 @@ export type GenerateInvoicesInput = {
 };
 
 export type FinalizeInvoicesInput = {
+  /** The drafts to finalize, at most 1000, numbered in this order. */
   ids?: Array<string> | null | undefined;
+  /** The oldest 1000 drafts instead (oldest numbered first). */
   all?: boolean | null | undefined;
 };
 

@@ -1,11 +1,13 @@
-import { errors, type Customer, type Invoice } from '../../../shared/index.js';
+import { errors, type Customer, type Invoice, type InvoiceLine, type Organization } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
-import { invoices, lockInvoice } from '../../storage/invoices.js';
-import { insertMessages, invoiceMessagesOf } from '../../storage/outgoing-messages.js';
+import { liveCustomersByIds, invoices, linesOfInvoices, lockInvoice } from '../../storage/invoices.js';
+import { insertMessages, invoiceMessagesOf, type NewMessage } from '../../storage/outgoing-messages.js';
+import { taxesByIds } from '../../storage/taxes.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { newId } from '../ids.js';
 import { recipientOf } from '../recipients.js';
-import { loadInvoice } from './invoice-documents.js';
+import { invoiceDocumentOf } from '../pdf/invoice-pdf-content.js';
+import { loadInvoice, type LoadedInvoice } from './invoice-documents.js';
 import { INVOICE_LINK } from './invoice-links.js';
 import { invoiceEmailHtml, invoiceEmailText, invoiceSubject } from './invoice-view.js';
 
@@ -54,30 +56,70 @@ export async function queueInvoiceEmail(tx: Queryable, ctx: Pick<OperationContex
   const earlier = await invoiceMessagesOf(tx, orgId, invoiceId);
   if (!options.again && earlier.length) return { queued: false, reason: 'its email is already queued' };
   const sending = options.again ? earlier.length + 1 : 1;
-  const cc = loaded.customer.billingCCEmail?.trim() || null;
-  const links = { page: INVOICE_LINK, pdf: `${INVOICE_LINK}/pdf`, logo: loaded.organization.logoKey ? `${INVOICE_LINK}/logo` : null };
-  const { organization, document } = loaded;
-  const messageId = newId();
-  const added = await insertMessages(tx, orgId, [
-    {
-      id: messageId,
-      operationId: `invoice:${invoiceId}:${sending}`,
-      channel: 'EMAIL',
-      customerId: loaded.customer.id,
-      recipient,
-      cc: cc && cc.toLowerCase() !== recipient.toLowerCase() ? cc : null,
-      subject: invoiceSubject(document),
-      body: invoiceEmailText(document, links),
-      html: invoiceEmailHtml(document, links),
-      invoiceId,
-      senderName: organization.settings.emailFromName ?? organization.name,
-      replyTo: organization.settings.emailReplyTo ?? organization.email,
-      // The worker keeps it as STORED in a process with no SMTP server configured.
-      status: 'PENDING',
-    },
-  ]);
+  const message = invoiceMessage(loaded, recipient, sending);
+  const added = await insertMessages(tx, orgId, [message]);
   if (!added) return { queued: false, reason: 'its email is already queued' };
-  return { queued: true, messageId, recipient, cc, sending };
+  return { queued: true, messageId: message.id, recipient, cc: loaded.customer.billingCCEmail?.trim() || null, sending };
+}
+
+/** The outbox row of an invoice's `sending`-th email to `recipient`. */
+function invoiceMessage(loaded: Omit<LoadedInvoice, 'lines'>, recipient: string, sending: number): NewMessage {
+  const { organization, document, customer, invoice } = loaded;
+  const cc = customer.billingCCEmail?.trim() || null;
+  const links = { page: INVOICE_LINK, pdf: `${INVOICE_LINK}/pdf`, logo: organization.logoKey ? `${INVOICE_LINK}/logo` : null };
+  return {
+    id: newId(),
+    operationId: `invoice:${invoice.id}:${sending}`,
+    channel: 'EMAIL',
+    customerId: customer.id,
+    recipient,
+    cc: cc && cc.toLowerCase() !== recipient.toLowerCase() ? cc : null,
+    subject: invoiceSubject(document),
+    body: invoiceEmailText(document, links),
+    html: invoiceEmailHtml(document, links),
+    invoiceId: invoice.id,
+    senderName: organization.settings.emailFromName ?? organization.name,
+    replyTo: organization.settings.emailReplyTo ?? organization.email,
+    // The worker keeps it as STORED in a process with no SMTP server configured.
+    status: 'PENDING',
+  };
+}
+
+/**
+ * The first email of each of these invoices just finalized, queued in `tx` as queueInvoiceEmail
+ * queues one, for a whole batch in a fixed number of statements: the invoices as the caller read
+ * them in `tx`, their lines, customers and taxes read once each, and one insert of every row. An
+ * invoice not OPEN or PAID, or whose customer has no email address (or is deleted), is not
+ * emailed; one whose first email is there already (operation `invoice:<id>:1`) is not emailed
+ * again, the outbox's unique operation keeping it once. Answers how many were queued.
+ */
+export async function queueFirstInvoiceEmails(tx: Queryable, orgId: string, organization: Organization, invoices: readonly Invoice[]): Promise<number> {
+  const found = invoices.filter((i) => SENDABLE.includes(i.status));
+  if (!found.length) return 0;
+  const ids = found.map((i) => i.id);
+  const lines = linesByInvoice(await linesOfInvoices(tx, orgId, ids));
+  const customers = new Map((await liveCustomersByIds(tx, orgId, [...new Set(found.map((i) => i.customerId))])).map((c) => [c.id, c]));
+  const taxIds = [...new Set([...lines.values()].flat().flatMap((l) => (l.taxId ? [l.taxId] : [])))];
+  const taxNames = new Map(taxIds.length ? (await taxesByIds(tx, orgId, taxIds)).map((t) => [t.id, t.name]) : []);
+  const messages: NewMessage[] = [];
+  for (const invoice of found) {
+    const customer = customers.get(invoice.customerId);
+    const recipient = customer && invoiceRecipientOf(customer);
+    if (!customer || !recipient) continue;
+    const document = invoiceDocumentOf(invoice, lines.get(invoice.id) ?? [], organization, customer, taxNames);
+    messages.push(invoiceMessage({ invoice, customer, organization, document }, recipient, 1));
+  }
+  return insertMessages(tx, orgId, messages);
+}
+
+function linesByInvoice(lines: readonly InvoiceLine[]): Map<string, InvoiceLine[]> {
+  const out = new Map<string, InvoiceLine[]>();
+  for (const line of lines) {
+    const list = out.get(line.invoiceId);
+    if (list) list.push(line);
+    else out.set(line.invoiceId, [line]);
+  }
+  return out;
 }
 
 /**

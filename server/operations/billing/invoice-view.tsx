@@ -22,15 +22,27 @@ const MUTED = '#52606d';
 const LINE = '#e4e7eb';
 const FONT = "-apple-system, 'Segoe UI', Roboto, 'Noto Sans', Helvetica, Arial, sans-serif";
 
-function formatters(document: InvoiceDocument) {
-  const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: document.invoice.currency });
-  const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' });
-  const quantity = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
-  return {
-    money: (n: number) => money.format(n),
-    date: (day: string) => date.format(new Date(`${day}T00:00:00Z`)),
-    quantity: (n: number) => quantity.format(n),
-  };
+type Formatters = { money: (n: number) => string; date: (day: string) => string; quantity: (n: number) => string };
+
+// Made once per currency and kept: an Intl formatter takes a while to make (a finalizing batch
+// renders hundreds of emails), and formats the same every time.
+const FORMATTERS = new Map<string, Formatters>();
+const DATE = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' });
+const QUANTITY = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+
+function formatters(document: InvoiceDocument): Formatters {
+  const currency = document.invoice.currency;
+  let format = FORMATTERS.get(currency);
+  if (!format) {
+    const money = new Intl.NumberFormat('en-US', { style: 'currency', currency });
+    format = {
+      money: (n: number) => money.format(n),
+      date: (day: string) => DATE.format(new Date(`${day}T00:00:00Z`)),
+      quantity: (n: number) => QUANTITY.format(n),
+    };
+    FORMATTERS.set(currency, format);
+  }
+  return format;
 }
 
 export const invoiceName = (document: InvoiceDocument) => `Invoice ${document.invoice.number ?? 'DRAFT'}`;

@@ -1320,7 +1320,7 @@ export type Mutation = {
   deleteInvoice: Invoice;
   /** Numbers and issues a DRAFT (OPEN, or PAID when it totals zero). Finalizing again answers it unchanged. */
   finalizeInvoice: Invoice;
-  /** Finalizes the drafts named, or all drafts (all: true), each in its own transaction. */
+  /** Finalizes the drafts named (numbered in the order given), or the oldest 1000 drafts (all: true; call again for the rest, until it answers none), in transactions of 250. A draft refused (VOID, no lines, a negative total) is named in the error, after the others are finalized, which stay so; one already OPEN or PAID is answered as it is. */
   finalizeInvoices: Array<Invoice>;
   /** Withdraws a finalized invoice (refused while payments are applied: reverse them first); its work may be billed again. */
   voidInvoice: Invoice;
@@ -2555,7 +2555,9 @@ export type UpdateInvoiceInput = {
 };
 
 export type FinalizeInvoicesInput = {
+  /** The drafts to finalize, at most 1000, numbered in this order. */
   ids?: InputMaybe<Array<Scalars['ID']['input']>>;
+  /** The oldest 1000 drafts instead (oldest numbered first). */
   all?: InputMaybe<Scalars['Boolean']['input']>;
 };
 

@@ -1,7 +1,7 @@
 import type { Invoice } from '../../../../shared/index.js';
 import { convertQuoteToInvoice } from '../../../operations/billing/from-quote.js';
 import { createInvoice, deleteInvoice, updateInvoice } from '../../../operations/billing/drafts.js';
-import { finalizeInvoice, finalizeInvoices } from '../../../operations/billing/finalize.js';
+import { FINALIZE_BATCH, FINALIZE_MAX, finalizeInvoice, finalizeInvoices } from '../../../operations/billing/finalize.js';
 import { todayIn } from '../../../operations/billing/periods.js';
 import { getInvoice, isOverdue, isPartlyPaid, listInvoices } from '../../../operations/billing/read.js';
 import { voidInvoice } from '../../../operations/billing/void.js';
@@ -41,7 +41,7 @@ export const typeDefs = /* GraphQL */ `
     deleteInvoice(id: ID!): Invoice!
     "Numbers and issues a DRAFT (OPEN, or PAID when it totals zero). Finalizing again answers it unchanged."
     finalizeInvoice(id: ID!): Invoice!
-    "Finalizes the drafts named, or all drafts (all: true), each in its own transaction."
+    "Finalizes the drafts named (numbered in the order given), or the oldest ${FINALIZE_MAX} drafts (all: true; call again for the rest, until it answers none), in transactions of ${FINALIZE_BATCH}. A draft refused (VOID, no lines, a negative total) is named in the error, after the others are finalized, which stay so; one already OPEN or PAID is answered as it is."
     finalizeInvoices(input: FinalizeInvoicesInput!): [Invoice!]!
     "Withdraws a finalized invoice (refused while payments are applied: reverse them first); its work may be billed again."
     voidInvoice(id: ID!, reason: String!): Invoice!
@@ -101,7 +101,9 @@ export const typeDefs = /* GraphQL */ `
   }
 
   input FinalizeInvoicesInput {
+    "The drafts to finalize, at most ${FINALIZE_MAX}, numbered in this order."
     ids: [ID!]
+    "The oldest ${FINALIZE_MAX} drafts instead (oldest numbered first)."
     all: Boolean
   }
 `;
