@@ -45,7 +45,8 @@ export async function spawnBuiltServer(env: Record<string, string>): Promise<Chi
 export function spawnServerBundle(env: Record<string, string>): ChildProcess {
   return spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'server/dist/main.js')], {
     cwd: ROOT,
-    env: { ...process.env, LOG_LEVEL: 'warn', ...env },
+    // As `npm start` runs it: production unless the caller's environment says otherwise (vitest: test).
+    env: { NODE_ENV: 'production', ...process.env, LOG_LEVEL: 'warn', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
 }
