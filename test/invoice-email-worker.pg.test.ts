@@ -6,7 +6,8 @@ import { draftThroughStorage, type FixtureLine } from './support/billing-fixture
 import { endsWithThisProcess, finished, spawnBuiltServer, spawnServerBundle, waitForOutput } from './support/child.js';
 import { engines, openTestStore, TEST_DATABASE_URL, type TestStore } from './support/engines.js';
 import { startMailbox, type Mailbox } from './support/mailboxes.js';
-import { POPPLER, pdfText } from './support/poppler.js';
+import { sampleFiles, uploadFile } from './fixtures/files.js';
+import { POPPLER, pdfImageCount, pdfText } from './support/poppler.js';
 import { newOrganization, startTestServer, type TestServer } from './support/server.js';
 
 /**
@@ -18,7 +19,7 @@ import { newOrganization, startTestServer, type TestServer } from './support/ser
  */
 const Q = {
   customer: `mutation($input: CreateCustomerInput!) { createCustomer(input: $input) { id } }`,
-  settings: `mutation($input: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $input) { autoSendInvoices } }`,
+  settings: `mutation($input: UpdateOrganizationSettingsInput!) { updateOrganizationSettings(input: $input) { autoSendInvoices invoicePrefix } }`,
   finalizeMany: `mutation($input: FinalizeInvoicesInput!) { finalizeInvoices(input: $input) { id number total } }`,
 };
 
@@ -41,12 +42,16 @@ async function until<T>(what: string, probe: () => T | undefined | false | Promi
   }
 }
 
+let organizations = 0;
+
 /** An organization with autoSendInvoices and `count` finalized invoices (so `count` emails queued); their numbers. */
-async function queuedInvoices(server: TestServer, store: TestStore, count: number): Promise<string[]> {
+async function queuedInvoices(server: TestServer, store: TestStore, count: number, prepare?: (token: string) => Promise<void>): Promise<string[]> {
   const { token } = await newOrganization(store.db, 'Harbor Pools');
+  await prepare?.(token);
   const admin = caller(server, token);
   const orgId = ok(await admin(`{ organization { id } }`)).organization.id;
-  ok(await admin(Q.settings, { input: { autoSendInvoices: true } }));
+  // Numbers of its own, so a mail is told from another organization's by its invoice's number.
+  ok(await admin(Q.settings, { input: { autoSendInvoices: true, invoicePrefix: `H${++organizations}-` } }));
   const customerId = ok(
     await admin(Q.customer, { input: { firstName: 'Ana', lastName: 'Reyes', streetAddress: '5 Bay Rd', city: 'Tampa', state: 'FL', zipCode: '33601', email: 'ana@reyes.example' } }),
   ).createCustomer.id;
@@ -99,6 +104,17 @@ describe.runIf(POPPLER).each(engines)('invoice email worker on %s', (engine) => 
       );
       return rows.length === 12 && rows.every((r) => r.status === 'SENT' && r.sent);
     });
+  });
+  it("sends the organization's logo to the PDF thread and back in the PDF", async () => {
+    const before = server.invoices!.pdfs.rendered;
+    const numbers = await queuedInvoices(server, store, 3, async (token) => {
+      expect((await uploadFile(`${server.url}/organization/logo`, token, sampleFiles.png())).status).toBe(200);
+    });
+    await until('every email', () => numbers.every((n) => box.mails.some((m) => numberIn(m) === n)));
+    const mails = box.mails.filter((m) => numbers.includes(numberIn(m)!));
+    expect(server.invoices!.pdfs.rendered - before).toBe(3);
+    await expectPdfsOfTheirInvoices(mails);
+    for (const mail of mails) expect(await pdfImageCount(mail.attachments[0]!.content)).toBe(1);
   });
 });
 
