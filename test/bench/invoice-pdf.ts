@@ -78,9 +78,9 @@ export async function benchInvoicePdf(): Promise<void> {
 
 /**
  * The same one-page invoice as the invoice-email worker makes it: on one PDF thread (the pool the
- * worker uses), 200 asked at once, 4 at a time as the worker has them in flight. The first is the
- * thread's start and its fonts; then the throughput, and this thread's CPU while the PDFs were made
- * elsewhere (the structured clone of each document and the answer).
+ * worker uses), 200 asked 4 at a time as the worker has them in flight. The first is the thread's
+ * start and its fonts; then the throughput, and the process's CPU per PDF (Node 20 counts every
+ * thread's together): the render, and the structured clone of each document and answer.
  */
 async function benchPdfThread(): Promise<void> {
   const lines = linesOf(4);
@@ -101,7 +101,7 @@ async function benchPdfThread(): Promise<void> {
     const used = process.cpuUsage(cpu);
     console.log(
       `On a PDF thread (4 visits): ${cold.toFixed(0)} ms for the first (the thread started, its fonts read), then ${(wall / count).toFixed(1)} ms a PDF ` +
-        `(${count} asked 4 at a time; 13,000: ${((13_000 * wall) / count / 60_000).toFixed(1)} min), ${((used.user + used.system) / 1000 / count).toFixed(2)} ms of this thread's CPU each`,
+        `(${count} asked 4 at a time; 13,000: ${((13_000 * wall) / count / 60_000).toFixed(1)} min), ${((used.user + used.system) / 1000 / count).toFixed(2)} ms of the process's CPU each (both threads)`,
     );
   } finally {
     await pool.close();
