@@ -9,6 +9,8 @@ import { startMailbox, type Mailbox } from './support/mailboxes.js';
 import { sampleFiles, uploadFile } from './fixtures/files.js';
 import { POPPLER, pdfImageCount, pdfText } from './support/poppler.js';
 import { newOrganization, startTestServer, type TestServer } from './support/server.js';
+import { InvoicePdfPool } from '../server/operations/pdf/invoice-pdf-pool.js';
+import type { InvoiceDocument } from '../server/operations/pdf/invoice-pdf-content.js';
 
 /**
  * The invoice-email worker at volume: the PDFs attached are made on its PDF threads (the pool's
@@ -169,5 +171,33 @@ describe.runIf(POPPLER && TEST_DATABASE_URL)('the built server killed while it d
     await expectPdfsOfTheirInvoices(mails);
     const unsent = await store.db.query(`select id from invoices where number = any($1) and sent_at is null`, [numbers]);
     expect(unsent.rows).toEqual([]);
+  });
+});
+
+describe.runIf(POPPLER)('the PDF threads', () => {
+  const document = (currency: string): InvoiceDocument => ({
+    organization: { name: 'Harbor Pools', contact: ['1 Dock St'], timezone: 'America/New_York', logoKey: null },
+    invoice: {
+      number: 'HP-0001', status: 'OPEN', currency, issueDate: '2026-11-01', dueDate: '2026-12-01', periodStart: null, periodEnd: null, createdAt: '2026-11-01T12:00:00.000Z',
+      subtotal: 95, tax: 0, taxLabel: 'Tax', total: 95, amountPaid: 0, balanceDue: 95, notes: null,
+    },
+    customer: { name: 'Ana Reyes', billTo: ['Ana Reyes', '5 Bay Rd'], serviceAddress: null },
+    groups: [{ visitDate: null, lines: [{ description: 'Weekly pool service', quantity: 1, unitPrice: 95, amount: 95, material: false }] }],
+  });
+
+  it('a document its thread cannot render fails alone; the next is made, by a thread, in order', async () => {
+    const pool = new InvoicePdfPool(1);
+    try {
+      const [bad, good] = await Promise.allSettled([pool.render(document('NOT A CURRENCY'), null), pool.render(document('USD'), null)]);
+      expect(bad.status).toBe('rejected');
+      expect((bad as PromiseRejectedResult).reason.message).toMatch(/rendering the invoice PDF failed: .*currency/i);
+      expect(good.status).toBe('fulfilled');
+      const text = await pdfText((good as PromiseFulfilledResult<Buffer>).value);
+      for (const expected of ['Harbor Pools', 'HP-0001', 'Weekly pool service', '$95.00']) expect(text).toContain(expected);
+      expect(pool.rendered).toBe(1);
+      expect(pool.started).toBe(1); // the thread that failed one document made the next
+    } finally {
+      await pool.close();
+    }
   });
 });

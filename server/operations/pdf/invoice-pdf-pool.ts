@@ -13,8 +13,8 @@ import type { Logo } from './pdf-page.js';
  * a PDF takes are not taken from the thread answering requests. A thread is sent the document as
  * plain data (structured clone) and answers the bytes; each renders one document at a time, and
  * what finds every thread busy waits its turn here. Threads start on the first document and end
- * after a minute without one (each holds its parsed fonts, tens of MB). A thread that dies fails
- * the document it had, and the next document starts a new one.
+ * after a minute without one (each holds its parsed fonts, tens of MB). A thread that dies, or
+ * does not answer within a minute, fails the document it had, and the next document starts a new one.
  */
 export interface InvoicePdfRenderer {
   render(document: InvoiceDocument, logo: Logo | null): Promise<Buffer>;
@@ -27,6 +27,8 @@ export interface InvoicePdfRenderer {
 export const defaultPdfThreads = () => Math.max(1, Math.min(4, availableParallelism() - 1));
 
 const IDLE_MS = 60_000;
+/** A document not answered by then fails, and its thread is ended: a stuck render must not hold the worker's round. */
+const RENDER_DEADLINE_MS = 60_000;
 
 interface Job {
   request: RenderRequest;
@@ -38,6 +40,7 @@ interface Thread {
   worker: Worker;
   job: Job | null;
   idle: NodeJS.Timeout | null;
+  deadline: NodeJS.Timeout | null;
 }
 
 /**
@@ -66,6 +69,8 @@ export class InvoicePdfPool implements InvoicePdfRenderer {
   private readonly waiting: Job[] = [];
   private nextId = 1;
   rendered = 0;
+  /** Threads started so far (one that died and was replaced counts twice). */
+  started = 0;
 
   constructor(private readonly size: number = defaultPdfThreads()) {
     if (!Number.isInteger(size) || size < 1) throw new Error(`a PDF pool needs at least one thread (got ${size})`);
@@ -93,23 +98,29 @@ export class InvoicePdfPool implements InvoicePdfRenderer {
       if (thread.idle) clearTimeout(thread.idle);
       thread.idle = null;
       thread.job = job;
+      thread.deadline = setTimeout(() => {
+        this.lost(thread, new Error(`the PDF thread did not answer within ${RENDER_DEADLINE_MS / 1000} s`));
+        void thread.worker.terminate();
+      }, RENDER_DEADLINE_MS);
       thread.worker.ref();
       thread.worker.postMessage(job.request);
     }
   }
 
   private start(): Thread {
-    const thread: Thread = { worker: newThreadWorker(), job: null, idle: null };
+    const thread: Thread = { worker: newThreadWorker(), job: null, idle: null, deadline: null };
     thread.worker.on('message', (answer: RenderAnswer) => this.answered(thread, answer));
     thread.worker.on('error', (error) => this.lost(thread, error));
     thread.worker.on('exit', (code) => this.lost(thread, new Error(`the PDF thread exited (${code})`)));
     this.threads.add(thread);
+    this.started++;
     return thread;
   }
 
   private answered(thread: Thread, answer: RenderAnswer): void {
     const job = thread.job;
     thread.job = null;
+    if (thread.deadline) clearTimeout(thread.deadline);
     // Idle, the thread does not keep the process alive, and after IDLE_MS it ends.
     thread.worker.unref();
     thread.idle = setTimeout(() => {
@@ -129,6 +140,7 @@ export class InvoicePdfPool implements InvoicePdfRenderer {
   private lost(thread: Thread, error: Error): void {
     if (!this.threads.delete(thread)) return;
     if (thread.idle) clearTimeout(thread.idle);
+    if (thread.deadline) clearTimeout(thread.deadline);
     thread.job?.reject(error);
     thread.job = null;
     this.dispatch();
@@ -136,6 +148,7 @@ export class InvoicePdfPool implements InvoicePdfRenderer {
 
   private async end(thread: Thread): Promise<void> {
     if (thread.idle) clearTimeout(thread.idle);
+    if (thread.deadline) clearTimeout(thread.deadline);
     thread.job?.reject(new Error('the PDF pool was closed'));
     thread.job = null;
     await thread.worker.terminate();

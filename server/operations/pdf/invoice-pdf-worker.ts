@@ -23,7 +23,8 @@ if (!port) throw new Error('invoice-pdf-worker.ts runs as a worker thread (see i
 port.on('message', (request: RenderRequest) => {
   // A Buffer arrives as a plain Uint8Array: pdfkit tells an image by Buffer, so it is made one again.
   const logo = request.logo && { ...request.logo, bytes: Buffer.from(request.logo.bytes.buffer, request.logo.bytes.byteOffset, request.logo.bytes.byteLength) };
-  renderInvoicePdf(request.document, logo).then(
+  // Through a promise: a document that throws while it is laid out fails alone, the thread lives on.
+  Promise.resolve(request.document).then((document) => renderInvoicePdf(document, logo)).then(
     (bytes) => {
       // Handed over, not copied; a small Buffer may be a slice of a shared pool, so it is copied first.
       const owned = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? new Uint8Array(bytes.buffer) : new Uint8Array(bytes);
