@@ -96,6 +96,11 @@ export const SETTING_HELP: Readonly<Record<SettingName, SettingHelp>> = {
   },
   REPORT_LINK_DAYS: { meaning: "How long the link in a report's email or text (the report page and its photos) works, unless the office revokes it first" },
   INVOICE_LINK_DAYS: { meaning: "How long the link in an invoice's email (the invoice's page and its PDF) works, unless the office revokes it first (see [Invoices](operations/billing/README.md#delivery))" },
+  INVOICE_PDF_WORKERS: {
+    meaning:
+      "Threads that make the PDFs attached to invoice emails, beside the thread answering requests, so a month's emails do not slow the API (see [Invoices](operations/billing/README.md#delivery)); each holds its parsed fonts (tens of MB) and ends after a minute idle",
+    whenUnset: 'one per core but one, at most 4 (1 on 2 cores)',
+  },
   CORS_ORIGINS: {
     meaning:
       'Comma list of origins whose browser apps may call the API (`https://office.example.com,http://127.0.0.1:5173`; `*` for any). Unset: no cross-origin access. Tokens travel as `Authorization: Bearer`, never cookies, so credentials are never allowed; preflights are cached 2 hours',

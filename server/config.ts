@@ -67,6 +67,7 @@ const EnvSchema = z.object({
   VISIT_REPORT_DELAY_SECONDS: z.coerce.number().min(0).max(86_400).default(300),
   REPORT_LINK_DAYS: z.coerce.number().int().min(1).max(365).default(30),
   INVOICE_LINK_DAYS: z.coerce.number().int().min(1).max(730).default(90),
+  INVOICE_PDF_WORKERS: z.coerce.number().int().min(1).max(32).optional(),
   WEBHOOK_ALLOW_HTTP: boolean.default(false),
   WEBHOOK_ALLOW_PRIVATE_ADDRESSES: boolean.default(false),
   WEBHOOK_RETRY_SCHEDULE: z.string().default(DEFAULT_RETRY_SCHEDULE).transform((v, ctx) => scheduleOf(v, ctx)),
@@ -286,6 +287,8 @@ export interface ReportsConfig {
 export interface InvoicesConfig {
   /** How long the link in an invoice's email (its page and PDF) works, unless revoked. */
   linkDays: number;
+  /** Threads making the emails' PDFs (unset: one per core but one, at most 4). */
+  pdfWorkers: number | undefined;
 }
 
 /** What protects the HTTP edge: browsers, compression, deadlines, metrics and per-token limits. */
@@ -388,7 +391,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
       delaySeconds: e.VISIT_REPORT_DELAY_SECONDS,
       linkDays: e.REPORT_LINK_DAYS,
     },
-    invoices: { linkDays: e.INVOICE_LINK_DAYS },
+    invoices: { linkDays: e.INVOICE_LINK_DAYS, pdfWorkers: e.INVOICE_PDF_WORKERS },
     webhooks: {
       allowHttp: e.WEBHOOK_ALLOW_HTTP,
       allowPrivateAddresses: e.WEBHOOK_ALLOW_PRIVATE_ADDRESSES,

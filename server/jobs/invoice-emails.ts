@@ -1,21 +1,25 @@
 import type { Logger } from 'pino';
-import { invoiceEmailToSend, recordInvoiceSent, type InvoiceSending } from '../operations/billing/invoice-delivery.js';
-import { claimDueInvoiceMessages, markAttemptFailed, markMessage, markStored } from '../storage/outgoing-messages.js';
+import { invoiceEmailToSend, recordInvoicesSent, startInvoiceRound, type InvoiceRound, type InvoiceSending } from '../operations/billing/invoice-delivery.js';
+import { InvoicePdfPool, type InvoicePdfRenderer } from '../operations/pdf/invoice-pdf-pool.js';
+import { claimDueInvoiceMessages, markAttemptFailed, markMessage, markStoredMany, type OutboxMessage } from '../storage/outgoing-messages.js';
 import type { Messenger } from './messenger.js';
 import { PollingWorker } from './polling-worker.js';
 import { MAX_ATTEMPTS, retryAfterSeconds } from './visit-reports.js';
 
 /**
  * The invoice-email worker: a loop in every server process that runs the bulk worker. Each round
- * it claims the invoice emails due (SKIP LOCKED: processes share them, never try one at once), and
- * for each makes the invoice's PDF and link, sends it with the PDF attached, then marks it SENT and
- * the invoice's sentAt. As report messages: a process killed between the send and the mark sends
- * that email again once its retry time passes (at least once towards SMTP); a refused attempt is
- * tried again after 30 s, 1, 2 and 4 minutes, then FAILED. In a process with no SMTP server
- * configured the emails are kept as STORED.
+ * it claims up to BATCH invoice emails due (SKIP LOCKED: processes share them, never try one at
+ * once), makes their links (one statement), and sends them IN_FLIGHT at a time: each invoice is
+ * loaded, its PDF made on a PDF thread (INVOICE_PDF_WORKERS of them; this thread only reads and
+ * sends) and the email sent with it attached over the messenger's pooled SMTP connections. Once
+ * the round's sends are done, the accepted ones are marked SENT and their invoices' sentAt set in
+ * one transaction.
  *
- * One email at a time per process: making a PDF takes tens of milliseconds of this thread, so
- * between two PDFs the process answers its requests.
+ * As report messages: at least once towards SMTP. A process killed during a round sends that
+ * round's emails again (those already accepted included) once their retry time passes. A refused
+ * attempt is tried again after 30 s, 1, 2 and 4 minutes, then FAILED; an email whose invoice is
+ * gone is FAILED at once. In a process with no SMTP server configured the emails are kept as
+ * STORED.
  */
 export interface InvoiceWorkerOptions extends InvoiceSending {
   messenger: Messenger;
@@ -23,43 +27,79 @@ export interface InvoiceWorkerOptions extends InvoiceSending {
   pollMs?: number;
   /** The first retry's wait; each next one doubles it (default 30 s). */
   retryBaseSeconds?: number;
+  /** INVOICE_PDF_WORKERS: threads making PDFs (default: one per core but one, at most 4). */
+  pdfWorkers?: number;
 }
 
-const BATCH = 20;
+/** Claimed per round: enough to keep IN_FLIGHT busy, few enough that a killed round resends little. */
+const BATCH = 32;
+/**
+ * Emails in hand at once: while one waits for its PDF another's invoice is read and another's
+ * SMTP reply awaited. Bounds memory too: at most this many PDFs held, and BATCH messages.
+ */
+const IN_FLIGHT = 4;
 
 export class InvoiceEmailWorker extends PollingWorker {
+  /** The PDF threads; the worker's test reads how many documents they made. */
+  readonly pdfs: InvoicePdfRenderer;
+
   constructor(private readonly options: InvoiceWorkerOptions) {
     super({ logger: options.logger, pollMs: options.pollMs, name: 'invoice email worker' });
+    this.pdfs = new InvoicePdfPool(options.pdfWorkers);
   }
 
   protected async round(): Promise<boolean> {
     return (await this.runOnce()) > 0;
   }
 
+  /** Finishes the round in hand, then ends the PDF threads. */
+  override async stop(): Promise<void> {
+    await super.stop();
+    await this.pdfs.close();
+  }
+
   /** One round: sends the invoice emails due; answers how many were claimed. */
   async runOnce(): Promise<number> {
-    const { db, messenger, logger } = this.options;
+    const { db, messenger } = this.options;
     const due = await claimDueInvoiceMessages(db, BATCH, (attempts) => retryAfterSeconds(attempts, this.options.retryBaseSeconds));
-    for (const message of due) {
-      if (!this.running) break; // claimed but not tried: tried again once its retry time passes
-      if (!messenger.canSend('EMAIL')) {
-        await markStored(db, message.orgId, message.id);
-        continue;
-      }
-      try {
-        const email = await invoiceEmailToSend(this.options, message);
-        if (!email) {
-          await markMessage(db, message.orgId, message.id, 'FAILED', 'the invoice is gone');
-          continue;
-        }
-        await messenger.send(email);
-        await recordInvoiceSent(db, message);
-      } catch (error) {
-        const final = message.attempts >= MAX_ATTEMPTS;
-        logger.warn({ err: error, message: message.id, attempts: message.attempts, final }, 'sending an invoice email failed');
-        await markAttemptFailed(db, message.orgId, message.id, (error as Error).message, final);
-      }
+    if (!due.length) return 0;
+    if (!messenger.canSend('EMAIL')) {
+      await markStoredMany(db, due);
+      return due.length;
     }
+    const round = await startInvoiceRound(this.options, due, this.pdfs);
+    const sent: OutboxMessage[] = [];
+    const queue = [...due];
+    const lane = async () => {
+      // Stopping: what is claimed but not begun is tried again once its retry time passes.
+      for (let message = queue.shift(); message && this.running; message = queue.shift()) {
+        if (await this.sendOne(round, message)) sent.push(message);
+      }
+    };
+    // Every lane ends before the marking, so no accepted email is left out of it.
+    const lanes = await Promise.allSettled(Array.from({ length: Math.min(IN_FLIGHT, due.length) }, lane));
+    await recordInvoicesSent(db, sent);
+    const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
+    if (failed) throw failed.reason;
     return due.length;
+  }
+
+  /** Sends one email; true when the mail server accepted it. A failure is recorded on the message. */
+  private async sendOne(round: InvoiceRound, message: OutboxMessage): Promise<boolean> {
+    const { db, messenger, logger } = this.options;
+    try {
+      const email = await invoiceEmailToSend(this.options, round, message);
+      if (!email) {
+        await markMessage(db, message.orgId, message.id, 'FAILED', 'the invoice is gone');
+        return false;
+      }
+      await messenger.send(email);
+      return true;
+    } catch (error) {
+      const final = message.attempts >= MAX_ATTEMPTS;
+      logger.warn({ err: error, message: message.id, attempts: message.attempts, final }, 'sending an invoice email failed');
+      await markAttemptFailed(db, message.orgId, message.id, (error as Error).message, final);
+      return false;
+    }
   }
 }

@@ -12,10 +12,14 @@ export interface InvoiceLinkRow {
 
 const COLUMNS = `org_id as "orgId", id, invoice_id as "invoiceId", created_at as "createdAt", expires_at as "expiresAt", revoked_at as "revokedAt"`;
 
-export async function insertInvoiceLink(q: Queryable, orgId: string, link: { id: string; invoiceId: string; tokenHash: string; days: number }): Promise<void> {
+/** Links for several invoices, of any organizations, in one statement (a round of invoice emails). */
+export async function insertInvoiceLinks(q: Queryable, links: { orgId: string; id: string; invoiceId: string; tokenHash: string; days: number }[]): Promise<void> {
+  if (!links.length) return;
   await q.query(
-    `insert into invoice_links (org_id, id, invoice_id, token_hash, expires_at) values ($1, $2, $3, $4, now() + make_interval(days => $5))`,
-    [orgId, link.id, link.invoiceId, link.tokenHash, link.days],
+    `insert into invoice_links (org_id, id, invoice_id, token_hash, expires_at)
+     select l.org_id, l.id, l.invoice_id, l.token_hash, now() + make_interval(days => l.days)
+       from jsonb_to_recordset($1::jsonb) as l(org_id text, id text, invoice_id text, token_hash text, days int)`,
+    [JSON.stringify(links.map((l) => ({ org_id: l.orgId, id: l.id, invoice_id: l.invoiceId, token_hash: l.tokenHash, days: l.days })))],
   );
 }
 

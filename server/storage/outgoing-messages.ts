@@ -152,6 +152,30 @@ export async function markStored(q: Queryable, orgId: string, id: string): Promi
   await q.query(`update outbox set status = 'STORED' where org_id = $1 and id = $2 and status = 'PENDING'`, [orgId, id]);
 }
 
+/** markStored for several messages, of any organizations, in one statement. */
+export async function markStoredMany(q: Queryable, messages: readonly MessageRef[]): Promise<void> {
+  if (!messages.length) return;
+  await q.query(
+    `update outbox o set status = 'STORED' from unnest($1::text[], $2::text[]) as m(org_id, id)
+      where o.org_id = m.org_id and o.id = m.id and o.status = 'PENDING'`,
+    [messages.map((m) => m.orgId), messages.map((m) => m.id)],
+  );
+}
+
+/** A message of some organization, as the marking of several at once names it. */
+export type MessageRef = Pick<OutboxMessage, 'orgId' | 'id'>;
+
+/** Messages the mail server accepted, of any organizations: SENT in one statement. */
+export async function markMessagesSent(q: Queryable, messages: readonly MessageRef[]): Promise<void> {
+  if (!messages.length) return;
+  await q.query(
+    `update outbox o set status = 'SENT', error = null, sent_at = clock_timestamp()
+       from unnest($1::text[], $2::text[]) as m(org_id, id)
+      where o.org_id = m.org_id and o.id = m.id`,
+    [messages.map((m) => m.orgId), messages.map((m) => m.id)],
+  );
+}
+
 /** A delivery attempt that failed: FAILED for good when `final`, else kept PENDING for the next. */
 export async function markAttemptFailed(q: Queryable, orgId: string, id: string, error: string, final: boolean): Promise<void> {
   await q.query(`update outbox set error = $3, status = case when $4 then 'FAILED' else status end where org_id = $1 and id = $2`, [orgId, id, error, final]);

@@ -32,11 +32,11 @@ const RUN_DEADLINE_MS = 20 * 60_000;
 const DRAIN_DEADLINE_MS = 30 * 60_000;
 const READ_EVERY_MS = 250;
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
-const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
-const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
+export const percentile = (values: number[], q: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor(q * values.length))] ?? NaN;
+export const seconds = (ms: number) => `${(ms / 1000).toFixed(1)} s`;
 
 /** Customers, last month's completed visits and a dose on each, in a few statements. */
-async function seedBillableMonth(q: Queryable, orgId: string, technicianIds: string[], customers: number, month: { start: string; end: string }): Promise<number> {
+export async function seedBillableMonth(q: Queryable, orgId: string, technicianIds: string[], customers: number, month: { start: string; end: string }): Promise<number> {
   await q.query(`insert into service_types (org_id, id, display) values ($1, 'type-weekly', 'Weekly service')`, [orgId]);
   await q.query(`insert into inventory_locations (org_id, id, name) values ($1, 'loc-warehouse', 'Warehouse')`, [orgId]);
   await q.query(
@@ -75,7 +75,7 @@ async function seedBillableMonth(q: Queryable, orgId: string, technicianIds: str
   return customers * 4;
 }
 
-async function graphql<T>(url: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
+export async function graphql<T>(url: string, token: string, query: string, variables: Record<string, unknown> = {}): Promise<T> {
   const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: JSON.stringify({ query, variables }) });
   const body = (await res.json()) as { data?: T; errors?: unknown };
   if (body.errors || !body.data) throw new Error(JSON.stringify(body.errors));
@@ -83,7 +83,7 @@ async function graphql<T>(url: string, token: string, query: string, variables: 
 }
 
 /** An SMTP server on the loopback that takes every message and counts it, reading nothing. */
-async function smtpSink(): Promise<{ url: string; count: () => number; bytes: () => number; close(): Promise<void> }> {
+export async function smtpSink(): Promise<{ url: string; count: () => number; bytes: () => number; close(): Promise<void> }> {
   let count = 0;
   let bytes = 0;
   const smtp = new SMTPServer({
@@ -106,21 +106,21 @@ async function smtpSink(): Promise<{ url: string; count: () => number; bytes: ()
   };
 }
 
-async function peakRssMb(pid: number): Promise<number> {
+export async function peakRssMb(pid: number): Promise<number> {
   return Number(/VmHWM:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
-async function rssMb(pid: number): Promise<number> {
+export async function rssMb(pid: number): Promise<number> {
   return Number(/VmRSS:\s+(\d+)/.exec(await readFile(`/proc/${pid}/status`, 'utf8'))![1]) / 1024;
 }
 
-async function cpuSeconds(pid: number): Promise<number> {
+export async function cpuSeconds(pid: number): Promise<number> {
   const fields = (await readFile(`/proc/${pid}/stat`, 'utf8')).split(') ')[1]!.split(' ');
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
 /** Reads a page of open invoices every READ_EVERY_MS until stopped; answers the latencies. */
-function readWhile(url: string, token: string): { stop(): Promise<number[]> } {
+export function readWhile(url: string, token: string): { stop(): Promise<number[]> } {
   const latencies: number[] = [];
   let running = true;
   const loop = (async () => {
@@ -146,7 +146,7 @@ function readWhile(url: string, token: string): { stop(): Promise<number[]> } {
 }
 
 /** Every draft's id, read page by page as an office app would list them. */
-async function draftIds(url: string, token: string): Promise<string[]> {
+export async function draftIds(url: string, token: string): Promise<string[]> {
   const ids: string[] = [];
   type Page = { infiniteInvoices: { edges: { node: { id: string } }[]; pageInfo: { hasNextPage: boolean; endCursor: string | null } } };
   for (let after: string | null = null; ; ) {
@@ -157,7 +157,7 @@ async function draftIds(url: string, token: string): Promise<string[]> {
   }
 }
 
-async function until(what: string, deadlineMs: number, done: () => Promise<boolean>, pollMs = 250): Promise<void> {
+export async function until(what: string, deadlineMs: number, done: () => Promise<boolean>, pollMs = 250): Promise<void> {
   const deadline = Date.now() + deadlineMs;
   while (!(await done())) {
     if (Date.now() > deadline) throw new Error(`billing bench: ${what} not done within ${deadlineMs / 60_000} min`);

@@ -20,6 +20,7 @@ import { benchTabs } from './tabs.js';
 import { benchOneVisitPush } from './push-one.js';
 import { benchWebhooks } from './webhooks.js';
 import { benchBilling } from './billing.js';
+import { benchInvoiceEmails } from './invoice-emails.js';
 import { benchInvoicePdf } from './invoice-pdf.js';
 
 /**
@@ -67,7 +68,7 @@ async function onPostgres(url: string, part: 'lists' | 'bulk'): Promise<void> {
   }
 }
 
-/** BENCH_ONLY=lists|sync|push|bulk|scale|storm|app|tech|route|company|docs|invoice-pdf|chemistry|webhooks|billing|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
+/** BENCH_ONLY=lists|sync|push|bulk|scale|storm|app|tech|route|company|docs|invoice-pdf|invoice-emails|chemistry|webhooks|billing|json|storage|tabs runs one part; BENCH_ENGINES=pglite or =postgres one engine. */
 const only = process.env.BENCH_ONLY;
 // The engine needs no store: it runs first, in a few seconds.
 if (!only || only === 'chemistry') await benchChemistry();
@@ -115,4 +116,6 @@ if (!only || only === 'billing') {
   if (onPg) await benchBilling('postgres', postgresUrl);
   if (engines.includes('pglite') && (only === 'billing' || !onPg)) await benchBilling('pglite');
 }
+// The invoice emails' drain alone, the month queued before the server starts (PostgreSQL).
+if ((!only || only === 'invoice-emails') && onPg) await benchInvoiceEmails(postgresUrl!);
 if (!postgresUrl) console.log('\n(PostgreSQL skipped: set BENCH_DATABASE_URL to include it)');

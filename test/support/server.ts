@@ -13,7 +13,7 @@ import { openLocalBlobStore } from '../../server/storage/local-blobs.js';
 import { fileLinks, type FileLinks } from '../../server/transports/http/file-links.js';
 import type { AppBundleDirs } from '../../server/transports/http/bundles.js';
 import { LiveFanout } from '../../server/operations/sync/live-fanout.js';
-import { createMessenger } from '../../server/jobs/messenger.js';
+import { createMessenger as createMessengerOf, type Messenger, type MessengerConfig } from '../../server/jobs/messenger.js';
 import { BulkWorker, type WorkerOptions } from '../../server/jobs/worker.js';
 import { VisitReportWorker } from '../../server/jobs/visit-reports.js';
 import { InvoiceEmailWorker } from '../../server/jobs/invoice-emails.js';
@@ -30,6 +30,7 @@ export interface TestServer {
   links: FileLinks;
   worker: BulkWorker | null;
   webhooks: WebhookWorker | null;
+  invoices: InvoiceEmailWorker | null;
   close(): Promise<void>;
 }
 
@@ -85,6 +86,14 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
   const logger = options.logger ?? pino({ level: process.env.TEST_LOG_LEVEL ?? 'silent' });
   const feed = new LiveFanout(db, sync, (error) => logger.error({ err: error }, 'live fan-out read failed'));
   await feed.start();
+  // Each worker's messenger, closed with the server: its pooled SMTP connections would otherwise
+  // hold the test's mailbox open.
+  const messengers: Messenger[] = [];
+  const createMessenger = (config: MessengerConfig) => {
+    const messenger = createMessengerOf(config);
+    messengers.push(messenger);
+    return messenger;
+  };
   const worker = options.worker
     ? new BulkWorker({
         db,
@@ -170,11 +179,13 @@ export async function startTestServer(db: Database, options: Partial<TestServerO
     links,
     worker,
     webhooks,
+    invoices,
     close: async () => {
       await worker?.stop();
       await webhooks?.stop();
       await reports?.stop();
       await invoices?.stop();
+      for (const messenger of messengers) messenger.close();
       lifecycle.endStreams();
       await feed.stop();
       server.closeAllConnections();

@@ -1,15 +1,19 @@
 import type { BlobStore } from '../../storage/blobs.js';
 import type { Database } from '../../storage/db.js';
-import { markInvoiceSent } from '../../storage/invoice-sending.js';
-import { markMessage, type OutboxMessage } from '../../storage/outgoing-messages.js';
-import { loadInvoice, renderLoadedInvoice } from './invoice-documents.js';
-import { INVOICE_LINK, invoicePagePath, issueInvoiceLink } from './invoice-links.js';
+import { markInvoicesSent } from '../../storage/invoice-sending.js';
+import { markMessagesSent, type OutboxMessage } from '../../storage/outgoing-messages.js';
+import type { InvoicePdfRenderer } from '../pdf/invoice-pdf-pool.js';
+import { logoOf } from '../pdf/logo.js';
+import type { Logo } from '../pdf/pdf-page.js';
+import { invoicePdfFileName, loadInvoice } from './invoice-documents.js';
+import { INVOICE_LINK, invoicePagePath, issueInvoiceLinks } from './invoice-links.js';
 
 /**
- * Sending one queued invoice email: its link is made now (a fresh token; only its hash is kept) and
- * put where the email holds INVOICE_LINK, and the invoice's PDF is made now, as the invoice is, and
- * attached. Once the mail server accepted it, the message is SENT and the invoice's sentAt set in
- * one transaction.
+ * Sending queued invoice emails, a round of them at a time: each gets a link of its own (a fresh
+ * token; only its hash is kept; the round's links made in one statement) put where the email holds
+ * INVOICE_LINK, and the invoice's PDF, made now as the invoice is (on a PDF thread: `pdfs`), is
+ * attached. Once the mail server accepted them, the round's messages are SENT and their invoices'
+ * sentAt set in one transaction.
  */
 export interface InvoiceSending {
   db: Database;
@@ -28,24 +32,41 @@ export interface Attachment {
 
 export type InvoiceEmail = OutboxMessage & { attachments: Attachment[] };
 
-/** The email as it goes: its link made, its PDF attached; null when the invoice is gone. */
-export async function invoiceEmailToSend(sending: InvoiceSending, message: OutboxMessage): Promise<InvoiceEmail | null> {
+/** What one round shares: its links by message id, the PDF threads, and each organization's logo read once. */
+export interface InvoiceRound {
+  links: Map<string, string>;
+  pdfs: InvoicePdfRenderer;
+  logos: Map<string, Promise<Logo | null>>;
+}
+
+/** A round for these messages: a link made for each, in one statement. */
+export async function startInvoiceRound(sending: InvoiceSending, messages: readonly OutboxMessage[], pdfs: InvoicePdfRenderer): Promise<InvoiceRound> {
+  const tokens = await issueInvoiceLinks(sending.db, messages.map((m) => ({ orgId: m.orgId, invoiceId: m.invoiceId! })), sending.linkDays);
+  return { links: new Map(messages.map((m, i) => [m.id, tokens[i]!])), pdfs, logos: new Map() };
+}
+
+/** The email as it goes: its link put in, its PDF attached; null when the invoice is gone. */
+export async function invoiceEmailToSend(sending: InvoiceSending, round: InvoiceRound, message: OutboxMessage): Promise<InvoiceEmail | null> {
   const loaded = await loadInvoice(sending.db, message.orgId, message.invoiceId!);
   if (!loaded) return null;
-  const pdf = await renderLoadedInvoice(sending.blobs, loaded);
-  const token = await issueInvoiceLink(sending.db, message.orgId, message.invoiceId!, sending.linkDays);
-  const url = `${sending.baseUrl()}${invoicePagePath(token)}`;
+  const { logoKey } = loaded.document.organization;
+  let logo = round.logos.get(`${message.orgId}/${logoKey}`);
+  if (!logo) round.logos.set(`${message.orgId}/${logoKey}`, (logo = logoOf(sending.blobs, logoKey)));
+  const bytes = await round.pdfs.render(loaded.document, await logo);
+  const url = `${sending.baseUrl()}${invoicePagePath(round.links.get(message.id)!)}`;
   return {
     ...message,
     body: message.body.replaceAll(INVOICE_LINK, url),
     html: message.html?.replaceAll(INVOICE_LINK, url) ?? null,
-    attachments: [{ filename: pdf.fileName, content: pdf.bytes, contentType: 'application/pdf' }],
+    attachments: [{ filename: invoicePdfFileName(loaded.invoice), content: bytes, contentType: 'application/pdf' }],
   };
 }
 
-export async function recordInvoiceSent(db: Database, message: OutboxMessage): Promise<void> {
+/** The messages the mail server accepted: SENT, and their invoices' sentAt, in one transaction. */
+export async function recordInvoicesSent(db: Database, messages: readonly OutboxMessage[]): Promise<void> {
+  if (!messages.length) return;
   await db.transaction(async (tx) => {
-    await markMessage(tx, message.orgId, message.id, 'SENT', null);
-    await markInvoiceSent(tx, message.orgId, message.invoiceId!);
+    await markMessagesSent(tx, messages);
+    await markInvoicesSent(tx, messages.map((m) => ({ orgId: m.orgId, id: m.invoiceId! })));
   });
 }

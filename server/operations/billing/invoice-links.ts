@@ -1,7 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { errors } from '../../../shared/index.js';
 import type { Queryable } from '../../storage/db.js';
-import { insertInvoiceLink, invoiceLinksOf, liveInvoiceLink, revokeInvoiceLinksOf, type InvoiceLinkRow } from '../../storage/invoice-links.js';
+import { insertInvoiceLinks, invoiceLinksOf, liveInvoiceLink, revokeInvoiceLinksOf, type InvoiceLinkRow } from '../../storage/invoice-links.js';
 import { invoices } from '../../storage/invoices.js';
 import { OFFICE_ROLES, requireRole, type OperationContext } from '../context.js';
 import { newId } from '../ids.js';
@@ -25,10 +25,11 @@ export const INVOICE_LINK = '\uE001';
 /** The path of an invoice's page; its PDF and the logo are under it. */
 export const invoicePagePath = (token: string) => `/invoice/${token}`;
 
-export async function issueInvoiceLink(q: Queryable, orgId: string, invoiceId: string, days: number): Promise<string> {
-  const token = `${orgId}_${randomBytes(32).toString('base64url')}`;
-  await insertInvoiceLink(q, orgId, { id: newId(), invoiceId, tokenHash: tokenHashOf(token), days });
-  return token;
+/** A link to each invoice (of any organizations), made in one statement; the tokens in the invoices' order. */
+export async function issueInvoiceLinks(q: Queryable, invoices: readonly { orgId: string; invoiceId: string }[], days: number): Promise<string[]> {
+  const tokens = invoices.map((i) => `${i.orgId}_${randomBytes(32).toString('base64url')}`);
+  await insertInvoiceLinks(q, invoices.map((i, n) => ({ orgId: i.orgId, id: newId(), invoiceId: i.invoiceId, tokenHash: tokenHashOf(tokens[n]!), days })));
+  return tokens;
 }
 
 /** The invoice a token opens, or null for a token never issued, expired or revoked. */

@@ -17,6 +17,9 @@ export function renderInvoicePdf(document: InvoiceDocument, logo: Logo | null): 
     margin: MARGIN,
     bufferPages: true,
     autoFirstPage: true,
+    // No default font: pdfkit would parse Helvetica's metrics for every document, and every text
+    // here is set in a face of fonts.ts, selected before it is drawn.
+    font: null as unknown as string,
     info: { Title: `Invoice ${invoice.number ?? 'DRAFT'}`, Author: organization.name, CreationDate: new Date(invoice.createdAt) },
   });
   const done = collect(doc);
@@ -33,12 +36,17 @@ export function renderInvoicePdf(document: InvoiceDocument, logo: Logo | null): 
 
 type Formatters = ReturnType<typeof formattersOf>;
 
+// A calendar date has no time zone: read and written as UTC so it never shifts a day.
+const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' });
+const quantity = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+/** A currency's formatter, made once (making one costs more than the invoice's every use of it). */
+const moneyFormats = new Map<string, Intl.NumberFormat>();
+
 /** Money in the invoice's currency (its own decimals: 2 for USD, 0 for JPY, 3 for KWD), calendar dates as written. */
 function formattersOf(document: InvoiceDocument) {
-  const money = new Intl.NumberFormat('en-US', { style: 'currency', currency: document.invoice.currency });
-  // A calendar date has no time zone: read and written as UTC so it never shifts a day.
-  const date = new Intl.DateTimeFormat('en-US', { dateStyle: 'long', timeZone: 'UTC' });
-  const quantity = new Intl.NumberFormat('en-US', { maximumFractionDigits: 3 });
+  const { currency } = document.invoice;
+  let money = moneyFormats.get(currency);
+  if (!money) moneyFormats.set(currency, (money = new Intl.NumberFormat('en-US', { style: 'currency', currency })));
   return {
     money: (n: number) => money.format(n),
     date: (day: string) => date.format(new Date(`${day}T00:00:00Z`)),

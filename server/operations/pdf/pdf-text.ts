@@ -22,12 +22,18 @@ export const lineHeight = (size: number) => size * 1.4;
 
 const registered = new WeakMap<PDFKit.PDFDocument, Set<string>>();
 
-/** Selects a face on the document, registering it on first use (pdfkit embeds only what is drawn). */
+/**
+ * Selects a face on the document, registering it on first use (pdfkit embeds only what is drawn).
+ * pdfkit is given the face's parsed font (it takes a fontkit font as well as bytes), not its bytes:
+ * from bytes it would parse the font again for every document, and decoding the layout tables
+ * (GSUB, GPOS) anew was most of a small PDF's time. One parsed font serves every document of the
+ * thread; each document still embeds its own subset.
+ */
 function useFace(doc: PDFKit.PDFDocument, face: FontFace): void {
   let names = registered.get(doc);
   if (!names) registered.set(doc, (names = new Set()));
   if (!names.has(face.name)) {
-    doc.registerFont(face.name, fileOf(face).bytes);
+    doc.registerFont(face.name, fileOf(face).font as unknown as PDFKit.Mixins.PDFFontSource);
     names.add(face.name);
   }
   doc.font(face.name);
