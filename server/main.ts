@@ -69,7 +69,7 @@ async function main(): Promise<void> {
     stopStatistics();
     stopEventPruning();
     capacity.stop();
-    return shutdown({ server, db, feed, workers: [worker, reports, invoiceEmails, webhooks], lifecycle, config, logger });
+    return shutdown({ server, db, feed, workers: [worker, reports, invoiceEmails, webhooks], messenger, lifecycle, config, logger });
   });
   await new Promise<void>((resolve, reject) => server.once('listening', resolve).once('error', reject));
   const address = server.address();
@@ -115,11 +115,12 @@ async function shutdown(deps: {
   db: Database;
   feed: LiveFanout;
   workers: { stop(): Promise<void> }[];
+  messenger: { close(): void };
   lifecycle: Lifecycle;
   config: Config;
   logger: import('pino').Logger;
 }): Promise<void> {
-  const { server, db, feed, workers, lifecycle, config, logger } = deps;
+  const { server, db, feed, workers, messenger, lifecycle, config, logger } = deps;
   logger.info('shutting down: finishing in-flight requests');
   lifecycle.ready = false;
   lifecycle.endStreams();
@@ -131,6 +132,8 @@ async function shutdown(deps: {
     server.closeIdleConnections();
   });
   await Promise.all(workers.map((w) => w.stop()));
+  // The pooled SMTP connections end with a QUIT once the workers are done with them.
+  messenger.close();
   await db.close();
   logger.info('stopped');
   process.exit(0);

@@ -46,19 +46,25 @@ async function until<T>(what: string, probe: () => T | undefined | false | Promi
 
 let organizations = 0;
 
-/** An organization with autoSendInvoices and `count` finalized invoices (so `count` emails queued); their numbers. */
-async function queuedInvoices(server: TestServer, store: TestStore, count: number, prepare?: (token: string) => Promise<void>): Promise<string[]> {
+/**
+ * An organization with autoSendInvoices and `count` finalized invoices (so `count` emails queued);
+ * their numbers. With `emails`, invoice i goes to a customer of emails[i % emails.length].
+ */
+async function queuedInvoices(server: TestServer, store: TestStore, count: number, prepare?: (token: string) => Promise<void>, emails = ['ana@reyes.example']): Promise<string[]> {
   const { token } = await newOrganization(store.db, 'Harbor Pools');
   await prepare?.(token);
   const admin = caller(server, token);
   const orgId = ok(await admin(`{ organization { id } }`)).organization.id;
   // Numbers of its own, so a mail is told from another organization's by its invoice's number.
   ok(await admin(Q.settings, { input: { autoSendInvoices: true, invoicePrefix: `H${++organizations}-` } }));
-  const customerId = ok(
-    await admin(Q.customer, { input: { firstName: 'Ana', lastName: 'Reyes', streetAddress: '5 Bay Rd', city: 'Tampa', state: 'FL', zipCode: '33601', email: 'ana@reyes.example' } }),
-  ).createCustomer.id;
+  const customerIds: string[] = [];
+  for (const email of emails) {
+    customerIds.push(
+      ok(await admin(Q.customer, { input: { firstName: 'Ana', lastName: 'Reyes', streetAddress: '5 Bay Rd', city: 'Tampa', state: 'FL', zipCode: '33601', email } })).createCustomer.id,
+    );
+  }
   const ids: string[] = [];
-  for (let i = 0; i < count; i++) ids.push(await draftThroughStorage(store.db, orgId, customerId, LINES));
+  for (let i = 0; i < count; i++) ids.push(await draftThroughStorage(store.db, orgId, customerIds[i % customerIds.length]!, LINES));
   const numbers: string[] = [];
   for (let i = 0; i < ids.length; i += 50) numbers.push(...ok(await admin(Q.finalizeMany, { input: { ids: ids.slice(i, i + 50) } })).finalizeInvoices.map((inv: { number: string }) => inv.number));
   return numbers;
@@ -106,6 +112,31 @@ describe.runIf(POPPLER).each(engines)('invoice email worker on %s', (engine) => 
       );
       return rows.length === 12 && rows.every((r) => r.status === 'SENT' && r.sent);
     });
+  });
+  it('marks each accepted email SENT while a slow one of its round is still being sent', async () => {
+    // A round's emails marked only once all its sends were done: a send held longer than the
+    // round's claim would have the accepted ones claimed and sent again by another process.
+    box.hold('slow@reyes.example');
+    try {
+      const numbers = await queuedInvoices(server, store, 6, undefined, ['slow@reyes.example', 'ana@reyes.example']);
+      const statuses = async () =>
+        (
+          await store.db.query<{ number: string; status: string; email: string }>(
+            `select i.number, o.status, o.recipient as email from outbox o join invoices i on i.org_id = o.org_id and i.id = o.invoice_id where i.number = any($1)`,
+            [numbers],
+          )
+        ).rows;
+      await until('the emails not held marked SENT', async () => {
+        const rows = await statuses();
+        return rows.filter((r) => r.email === 'ana@reyes.example').every((r) => r.status === 'SENT') && rows.length === 6;
+      });
+      // The held ones are still in the mail server's hands, so still PENDING.
+      expect((await statuses()).filter((r) => r.email === 'slow@reyes.example').map((r) => r.status)).toEqual(['PENDING', 'PENDING', 'PENDING']);
+      box.release('slow@reyes.example');
+      await until('the held ones sent and marked too', async () => (await statuses()).every((r) => r.status === 'SENT'));
+    } finally {
+      box.release('slow@reyes.example');
+    }
   });
   it("sends the organization's logo to the PDF thread and back in the PDF", async () => {
     const before = server.invoices!.pdfs.rendered;

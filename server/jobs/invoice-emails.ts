@@ -11,9 +11,10 @@ import { MAX_ATTEMPTS, retryAfterSeconds } from './visit-reports.js';
  * it claims up to BATCH invoice emails due (SKIP LOCKED: processes share them, never try one at
  * once), makes their links (one statement), and sends them IN_FLIGHT at a time: each invoice is
  * loaded, its PDF made on a PDF thread (INVOICE_PDF_WORKERS of them; this thread only reads and
- * sends) and the email sent with it attached over the messenger's pooled SMTP connections. Once
- * the round's sends are done, the accepted ones are marked SENT and their invoices' sentAt set in
- * one transaction.
+ * sends) and the email sent with it attached over the messenger's pooled SMTP connections. An
+ * accepted email is marked SENT (and its invoice's sentAt set) as soon as it is accepted, with the
+ * others accepted meanwhile (SentMarks): not at the round's end, since one slow send or PDF could
+ * hold the round past its claim, and another process would send the accepted ones again.
  *
  * As report messages: at least once towards SMTP. A process killed during a round sends that
  * round's emails again (those already accepted included) once their retry time passes. A refused
@@ -68,17 +69,16 @@ export class InvoiceEmailWorker extends PollingWorker {
       return due.length;
     }
     const round = await startInvoiceRound(this.options, due, this.pdfs);
-    const sent: OutboxMessage[] = [];
+    const marks = new SentMarks(db);
     const queue = [...due];
     const lane = async () => {
       // Stopping: what is claimed but not begun is tried again once its retry time passes.
       for (let message = queue.shift(); message && this.running; message = queue.shift()) {
-        if (await this.sendOne(round, message)) sent.push(message);
+        if (await this.sendOne(round, message)) marks.add(message);
       }
     };
-    // Every lane ends before the marking, so no accepted email is left out of it.
     const lanes = await Promise.allSettled(Array.from({ length: Math.min(IN_FLIGHT, due.length) }, lane));
-    await recordInvoicesSent(db, sent);
+    await marks.done();
     const failed = lanes.find((l): l is PromiseRejectedResult => l.status === 'rejected');
     if (failed) throw failed.reason;
     return due.length;
@@ -100,6 +100,41 @@ export class InvoiceEmailWorker extends PollingWorker {
       logger.warn({ err: error, message: message.id, attempts: message.attempts, final }, 'sending an invoice email failed');
       await markAttemptFailed(db, message.orgId, message.id, (error as Error).message, final);
       return false;
+    }
+  }
+}
+
+/**
+ * Marks accepted emails SENT as they come: one marking at a time, each taking every email accepted
+ * since the last began, so marks follow sends closely and in few transactions.
+ */
+class SentMarks {
+  private readonly pending: OutboxMessage[] = [];
+  private marking: Promise<void> = Promise.resolve();
+  private idle = true;
+  /** A marking that failed: its emails stay PENDING and are sent again once their claim lapses. */
+  private failure: unknown = null;
+
+  constructor(private readonly db: InvoiceWorkerOptions['db']) {}
+
+  add(message: OutboxMessage): void {
+    this.pending.push(message);
+    if (this.idle) this.marking = this.drain().catch((error: unknown) => void (this.failure ??= error));
+  }
+
+  /** Every accepted email marked; a marking's failure is thrown here. */
+  async done(): Promise<void> {
+    await this.marking;
+    if (this.pending.length) await this.drain();
+    if (this.failure) throw this.failure;
+  }
+
+  private async drain(): Promise<void> {
+    this.idle = false;
+    try {
+      while (this.pending.length) await recordInvoicesSent(this.db, this.pending.splice(0));
+    } finally {
+      this.idle = true;
     }
   }
 }

@@ -9,9 +9,9 @@ import type { LineMinor, NewInvoice, TotalsMinor } from './invoices.js';
  * per customer and period (a second run waits on the first's uncommitted draft, then takes it),
  * and invoice_lines_billed_once one live line per source (`on conflict do nothing`: a fact another
  * run billed meanwhile is left out). New drafts are written in customer id order, existing drafts
- * locked in id order (as lockInvoices takes invoices, so neither does a run deadlock with a
- * finalizing of many drafts), and lines in source order: two runs at once wait for each other
- * instead of deadlocking.
+ * locked in id order, and lines in source order: two runs at once wait for each other instead of
+ * deadlocking. The drafts' insert comes first: its change-feed trigger takes the organization's
+ * feed lock before any existing draft is locked, the order finalizing takes them in too.
  */
 
 const INVOICE_RECORDSET = `id text, "customerId" text, "periodStart" date, "periodEnd" date, currency text, "taxRounding" text, "createdById" text,

@@ -6,22 +6,40 @@ import { SMTPServer } from 'smtp-server';
 /**
  * Where sent messages land in tests: a real SMTP server (smtp-server) whose mail is parsed back
  * (mailparser), and an HTTP endpoint standing in for the SMS webhook. `refuse` makes the SMTP
- * server turn every message away (550), as an outage of the mail provider would.
+ * server turn every message away (550), as an outage of the mail provider would; `hold(address)`
+ * leaves a message to that address unanswered (a slow mail server) until `release(address)`.
  */
 export interface Mailbox {
   smtpUrl: string;
   mails: ParsedMail[];
   refuse: boolean;
+  hold(address: string): void;
+  release(address: string): void;
   close(): Promise<void>;
 }
 
 export async function startMailbox(): Promise<Mailbox> {
-  const box: Mailbox = { smtpUrl: '', mails: [], refuse: false, close: async () => {} };
+  const held = new Map<string, (() => void)[]>();
+  const box: Mailbox = {
+    smtpUrl: '',
+    mails: [],
+    refuse: false,
+    hold: (address) => void held.set(address.toLowerCase(), held.get(address.toLowerCase()) ?? []),
+    release: (address) => {
+      const waiting = held.get(address.toLowerCase()) ?? [];
+      held.delete(address.toLowerCase());
+      for (const go of waiting) go();
+    },
+    close: async () => {},
+  };
   const smtp = new SMTPServer({
     authOptional: true,
     disabledCommands: ['STARTTLS'],
-    onRcptTo(_address, _session, callback) {
-      callback(box.refuse ? Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }) : undefined);
+    onRcptTo(address, _session, callback) {
+      const answer = () => callback(box.refuse ? Object.assign(new Error('Mailbox unavailable'), { responseCode: 550 }) : undefined);
+      const waiting = held.get(address.address.toLowerCase());
+      if (waiting) waiting.push(answer);
+      else answer();
     },
     onData(stream, _session, callback) {
       simpleParser(stream).then((mail) => {
@@ -30,6 +48,9 @@ export async function startMailbox(): Promise<Mailbox> {
       }, callback);
     },
   });
+  // A client that vanishes (a server process killed with its pooled connections open) resets its
+  // connection: a mail server notes it and goes on.
+  smtp.on('error', () => {});
   await new Promise<void>((resolve) => smtp.listen(0, '127.0.0.1', () => resolve()));
   box.smtpUrl = `smtp://127.0.0.1:${(smtp.server.address() as AddressInfo).port}?ignoreTLS=true`;
   box.close = () => new Promise<void>((resolve) => smtp.close(() => resolve()));

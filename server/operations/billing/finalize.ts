@@ -87,6 +87,10 @@ function refusalError(refused: readonly Refusal[], finalized: number): AppError 
  */
 async function finalizeBatch(tx: Queryable, ctx: OperationContext, ids: readonly string[]): Promise<{ invoices: Invoice[]; refused: Refusal[] }> {
   const orgId = ctx.viewer.orgId;
+  // The change feed's lock before any invoice's row, as every writer of invoices takes them (the
+  // month's run, payments, a device's push: their first write takes the feed's); taken after the
+  // rows, a batch could hold a row another writer waits for while it waits for that writer's lock.
+  await lockOrganizationFeed(tx, orgId);
   const organization = (await organizations.findById(tx, orgId, orgId))!;
   const locked = new Map((await lockInvoices(tx, orgId, ids)).map((i) => [i.id, i]));
   const refused: Refusal[] = [];
@@ -128,9 +132,7 @@ async function finalizeDrafts(tx: Queryable, ctx: OperationContext, organization
   const orgId = ctx.viewer.orgId;
   const settings = settingsOf(organization);
   await setLineTaxes(tx, orgId, accepted.flatMap((a) => a.priced.retaxed));
-  // The change feed's lock before the counter's row, the order a finalizing has always taken them
-  // in (its first write takes the feed's): taken the other way, two batches could wait on each other.
-  await lockOrganizationFeed(tx, orgId);
+  // The counter's row after the feed's lock (taken by finalizeBatch), so two batches never wait on each other.
   const first = await nextCounterValues(tx, orgId, INVOICE_COUNTER, accepted.length);
   const issueDate = todayIn(settings.timezone);
   const finalizations = accepted.map(({ draft, priced }, i) => ({

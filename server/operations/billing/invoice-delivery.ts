@@ -2,6 +2,7 @@ import type { BlobStore } from '../../storage/blobs.js';
 import type { Database } from '../../storage/db.js';
 import { markInvoicesSent } from '../../storage/invoice-sending.js';
 import { markMessagesSent, type OutboxMessage } from '../../storage/outgoing-messages.js';
+import { lockOrganizationFeed } from '../../storage/table-feed.js';
 import type { InvoicePdfRenderer } from '../pdf/invoice-pdf-pool.js';
 import { logoOf } from '../pdf/logo.js';
 import type { Logo } from '../pdf/pdf-page.js';
@@ -62,11 +63,22 @@ export async function invoiceEmailToSend(sending: InvoiceSending, round: Invoice
   };
 }
 
-/** The messages the mail server accepted: SENT, and their invoices' sentAt, in one transaction. */
+/**
+ * The messages the mail server accepted: SENT, and their invoices' sentAt, one short transaction per
+ * organization (in id order). Setting sentAt fires the invoices' change-feed trigger, which takes
+ * the organization's feed lock: taken first, explicitly, as every writer of several invoices takes
+ * it before their rows, and never two organizations' at once, so no other writer waits on a lock
+ * this holds while it waits on theirs.
+ */
 export async function recordInvoicesSent(db: Database, messages: readonly OutboxMessage[]): Promise<void> {
-  if (!messages.length) return;
-  await db.transaction(async (tx) => {
-    await markMessagesSent(tx, messages);
-    await markInvoicesSent(tx, messages.map((m) => ({ orgId: m.orgId, id: m.invoiceId! })));
-  });
+  const byOrg = new Map<string, OutboxMessage[]>();
+  for (const m of messages) byOrg.set(m.orgId, [...(byOrg.get(m.orgId) ?? []), m]);
+  for (const orgId of [...byOrg.keys()].sort()) {
+    const theirs = byOrg.get(orgId)!;
+    await db.transaction(async (tx) => {
+      await lockOrganizationFeed(tx, orgId);
+      await markMessagesSent(tx, theirs);
+      await markInvoicesSent(tx, theirs.map((m) => ({ orgId: m.orgId, id: m.invoiceId! })));
+    });
+  }
 }

@@ -38,7 +38,9 @@ export function connectionPool(url: URL, target: ResolvedAddress, servername: st
   return pool;
 }
 
+/** Forgets a pool and closes its idle connections; one in use finishes its attempt, then idles out. */
 function closePool(key: string): void {
-  pools.get(key)?.destroy();
+  const pool = pools.get(key);
   pools.delete(key);
+  for (const sockets of Object.values(pool?.freeSockets ?? {})) for (const socket of sockets ?? []) socket.destroy();
 }
