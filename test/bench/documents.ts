@@ -3,10 +3,11 @@ import { createPoolClient } from '../../client-sdk/index.js';
 import { contentHashOf, quoteDocumentOf } from '../../server/operations/pdf/quote-pdf-content.js';
 import { renderQuotePdf } from '../../server/operations/pdf/quote-pdf.js';
 import { openStore } from '../../server/storage/open.js';
-import type { Customer, Organization, Quote } from '../../shared/index.js';
+import type { Quote } from '../../shared/index.js';
 import { caller, ok } from '../support/api.js';
 import { startMailbox } from '../support/mailboxes.js';
 import { newOrganization, startTestServer } from '../support/server.js';
+import { SAMPLE_CUSTOMER, SAMPLE_ORGANIZATION } from './pdf-sample.js';
 
 /**
  * `BENCH_ONLY=docs npm run bench`: what the customer's documents cost. A quote PDF of one page and
@@ -15,17 +16,8 @@ import { newOrganization, startTestServer } from '../support/server.js';
  * reaching the SMTP server, with the worker polling every 500 ms (BULK_POLL_MS's default) and the
  * settling delay at 0 s and 1 s (production's default is 300 s, which adds itself).
  */
-const organization = {
-  name: 'Blue Lagoon Pools',
-  email: 'office@bluelagoon.example',
-  phone: '(602) 555-0100',
-  website: 'https://bluelagoon.example',
-  address: { street: '12 Main St', city: 'Phoenix', state: 'AZ', zipCode: '85001' },
-  currency: 'USD',
-  timezone: 'America/Phoenix',
-  logoKey: null,
-} as unknown as Organization;
-const customer = { firstName: 'José', lastName: 'Müller', streetAddress: '3 Palm Way', city: 'Scottsdale', state: 'AZ', zipCode: '85251' } as Customer;
+const organization = SAMPLE_ORGANIZATION;
+const customer = SAMPLE_CUSTOMER;
 
 function quote(lines: number): Quote {
   const lineItems = Array.from({ length: lines }, (_, i) => ({ id: `l${i}`, description: `Line ${i + 1}: chlorine tablets, 25 lb bucket`, quantity: 1 + (i % 3), unitPrice: 89.5, amount: 89.5 * (1 + (i % 3)) }));

@@ -1,7 +1,8 @@
 import { invoiceDocumentOf } from '../../server/operations/pdf/invoice-pdf-content.js';
 import { renderInvoicePdf } from '../../server/operations/pdf/invoice-pdf.js';
 import { InvoicePdfPool } from '../../server/operations/pdf/invoice-pdf-pool.js';
-import type { Customer, Invoice, InvoiceLine, Organization } from '../../shared/index.js';
+import type { Customer, Invoice, InvoiceLine } from '../../shared/index.js';
+import { SAMPLE_CUSTOMER, SAMPLE_ORGANIZATION } from './pdf-sample.js';
 
 /**
  * `BENCH_ONLY=invoice-pdf npm run bench`: what an invoice's PDF costs, made when its email is sent
@@ -11,18 +12,10 @@ import type { Customer, Invoice, InvoiceLine, Organization } from '../../shared/
  * then the median and 95th percentile of 100, and what that makes of a month's 13,000 invoices on
  * one core.
  */
-const organization = {
-  name: 'Blue Lagoon Pools',
-  email: 'office@bluelagoon.example',
-  phone: '(602) 555-0100',
-  website: 'https://bluelagoon.example',
-  address: { street: '12 Main St', city: 'Phoenix', state: 'AZ', zipCode: '85001' },
-  currency: 'USD',
-  timezone: 'America/Phoenix',
-  logoKey: null,
-} as unknown as Organization;
+const organization = SAMPLE_ORGANIZATION;
 const customer = {
-  id: 'c1', firstName: 'José', lastName: 'Müller', streetAddress: '3 Palm Way', city: 'Scottsdale', state: 'AZ', zipCode: '85251',
+  ...SAMPLE_CUSTOMER,
+  id: 'c1',
   billingAddress: 'PO Box 12', billingCity: 'Tempe', billingState: 'AZ', billingZipCode: '85280', useAddressForBilling: false,
 } as unknown as Customer;
 
