@@ -43,7 +43,7 @@ export async function spawnBuiltServer(env: Record<string, string>): Promise<Chi
 
 /** The server bundle `npm start` runs (server/dist/main.js), as it was last built. */
 export function spawnServerBundle(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'server/dist/main.js')], {
+  return spawn(process.execPath, ['--enable-source-maps', ...(process.env.SCRATCH_SERVER_ARGS?.split(' ') ?? []), path.join(ROOT, 'server/dist/main.js')], {
     cwd: ROOT,
     // As `npm start` runs it: production unless the caller's environment says otherwise (vitest: test).
     env: { NODE_ENV: 'production', ...process.env, LOG_LEVEL: 'warn', ...env },
