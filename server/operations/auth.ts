@@ -19,6 +19,7 @@ import { idleExpiryOf, type AuthPolicy } from './auth-policy.js';
 import { OFFICE_ROLES, requireRole, type OperationContext, type Viewer } from './context.js';
 import { newId } from './ids.js';
 import { parseInput } from './input.js';
+import { tokenOwnersOf } from './token-owners.js';
 
 /**
  * Bearer tokens: `pst_<organization id>_<32 random bytes, base64url>`, shown once, stored as a
@@ -66,22 +67,34 @@ export function bearerTokenOf(header: string | undefined): string | null {
 export async function authenticate(db: Database, authorization: string | undefined, policy: AuthPolicy): Promise<Viewer> {
   const token = bearerTokenOf(authorization);
   if (!token) throw errors.unauthenticated();
-  const owner = await ownerOfToken(db, token);
+  const tokenHash = hashToken(token);
+  const owners = tokenOwnersOf(db);
+  let { owner, kept } = await owners.ownerOf(tokenHash, () => ownerOfToken(db, token, tokenHash));
+  const now = policy.now();
+  // A kept owner's last use may be older than the store's (used through another process since):
+  // it is asked again before the token is refused as expired.
+  if (owner && kept && isExpired(owner, policy, now)) owner = await ownerOfToken(db, token, tokenHash);
   if (!owner) throw errors.unauthenticated('The bearer token is unknown', { reason: 'unknown' });
   if (owner.revokedAt) throw errors.unauthenticated('The bearer token has been revoked', { reason: 'revoked' });
-  const now = policy.now();
-  const expiry = idleExpiryOf(owner, policy);
-  if (expiry && expiry <= now) {
+  if (isExpired(owner, policy, now)) {
     throw errors.unauthenticated(`The bearer token went unused for more than ${policy.tokenIdleDays} days and has expired (TOKEN_IDLE_DAYS)`, { reason: 'expired' });
   }
-  if (isStale(owner.lastUsedAt, now)) void touchToken(db, owner.orgId, owner.tokenId, now).catch(() => {});
+  if (isStale(owner.lastUsedAt, now)) {
+    owners.used(tokenHash, now.toISOString());
+    void touchToken(db, owner.orgId, owner.tokenId, now).catch(() => {});
+  }
   return { userId: owner.userId, orgId: owner.orgId, role: owner.role, tokenId: owner.tokenId };
 }
 
-function ownerOfToken(db: Database, token: string): Promise<TokenOwner | null> | null {
+function isExpired(owner: TokenOwner, policy: AuthPolicy, now: Date): boolean {
+  const expiry = idleExpiryOf(owner, policy);
+  return expiry !== null && expiry <= now;
+}
+
+function ownerOfToken(db: Database, token: string, tokenHash: string): Promise<TokenOwner | null> | null {
   const lookup = tokenLookup(token);
   if (lookup === null) return null;
-  return lookup === 'any organization' ? findTokenOwnerByHash(db, hashToken(token)) : findTokenOwner(db, lookup.orgId, hashToken(token));
+  return lookup === 'any organization' ? findTokenOwnerByHash(db, tokenHash) : findTokenOwner(db, lookup.orgId, tokenHash);
 }
 
 function isStale(lastUsedAt: string | null, now: Date): boolean {
@@ -147,6 +160,8 @@ export async function revokeApiToken(ctx: OperationContext, id: string): Promise
   const existing = await findToken(ctx.db, ctx.viewer.orgId, id);
   if (!existing) throw errors.notFound('API token', id);
   await ctx.db.transaction((tx) => revokeToken(tx, ctx.viewer.orgId, id));
+  // Every process hears of it by notification; this one forgets the token before answering.
+  tokenOwnersOf(ctx.db).revoked(id);
   return (await findToken(ctx.db, ctx.viewer.orgId, id))!;
 }
 

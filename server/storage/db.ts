@@ -32,9 +32,11 @@ export interface Database extends Queryable {
   /**
    * Receives NOTIFY payloads of a channel (from every process on the same database). `onGap` is
    * called after a lost connection was re-established: notifications may have been missed, so
-   * the listener should catch up by reading. Resolves to a function that stops listening.
+   * the listener should catch up by reading. `onLost` is called when the connection is lost, before
+   * any reconnection: from then until `onGap`, notifications go unheard. Resolves to a function
+   * that stops listening.
    */
-  listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Promise<() => Promise<void>>;
+  listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void, onLost?: () => void): Promise<() => Promise<void>>;
   /** Whether an acknowledged write is on disk, and what to tell the operator when it is not. */
   readonly durability: Durability;
   /** PostgreSQL's connection pool: open, idle, and requests waiting; null for the embedded store (one connection, no pool). */

@@ -69,7 +69,7 @@ class PostgresDatabase extends PostgresQueryable implements Database {
   }
 
   /** A dedicated connection per channel (LISTEN needs one), re-opened after it drops. */
-  async listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void): Promise<() => Promise<void>> {
+  async listen(channel: string, onPayload: (payload: string) => void, onGap?: () => void, onLost?: () => void): Promise<() => Promise<void>> {
     let client: pg.Client | null = null;
     let stopped = false;
     let retrying = false;
@@ -96,6 +96,7 @@ class PostgresDatabase extends PostgresQueryable implements Database {
       if (client !== which || stopped) return;
       client = null;
       void which.end().catch(() => {});
+      onLost?.();
       retry();
     };
     const retry = () => {

@@ -41,9 +41,13 @@ export async function spawnBuiltServer(env: Record<string, string>): Promise<Chi
   return spawnServerBundle(env);
 }
 
-/** The server bundle `npm start` runs (server/dist/main.js), as it was last built. */
+/**
+ * The server bundle `npm start` runs (server/dist/main.js), as it was last built. BENCH_SERVER_NODE_ARGS
+ * adds flags to its node (a profile of the server under a bench: `--cpu-prof --cpu-prof-dir=/tmp/p`).
+ */
 export function spawnServerBundle(env: Record<string, string>): ChildProcess {
-  return spawn(process.execPath, ['--enable-source-maps', path.join(ROOT, 'server/dist/main.js')], {
+  const nodeArgs = process.env.BENCH_SERVER_NODE_ARGS?.split(' ').filter(Boolean) ?? [];
+  return spawn(process.execPath, ['--enable-source-maps', ...nodeArgs, path.join(ROOT, 'server/dist/main.js')], {
     cwd: ROOT,
     // As `npm start` runs it: production unless the caller's environment says otherwise (vitest: test).
     env: { NODE_ENV: 'production', ...process.env, LOG_LEVEL: 'warn', ...env },

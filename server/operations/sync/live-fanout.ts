@@ -4,6 +4,7 @@ import { feedHead, readFeed } from '../../storage/table-feed.js';
 import { lastPositions, readScopeEntries, scopeLiveHead } from '../../storage/scope-entries.js';
 import { REVOCATIONS_CHANNEL, revokedAmong } from '../../storage/tokens.js';
 import type { OperationContext } from '../context.js';
+import { tokenOwnersOf } from '../token-owners.js';
 import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
 import { toDocument, type Doc } from './doc.js';
 
@@ -26,7 +27,8 @@ import { toDocument, type Doc } from './doc.js';
  * audience's previous entry: a device that holds everything of its feed up to there may apply it.
  *
  * The feed also LISTENs on 'pool_revocations': a revoked token's streams end at once, on every
- * process (and after a lost LISTEN connection, every open stream's token is checked again).
+ * process (and after a lost LISTEN connection, every open stream's token is checked again), and
+ * the process's kept token owners forget it (token-owners.ts).
  */
 export type { LiveEvent } from '../../../shared/index.js';
 
@@ -90,8 +92,33 @@ export class LiveFanout {
           this.catchUp();
         },
       ),
-      await this.db.listen(REVOCATIONS_CHANNEL, (tokenId) => this.endStreamsOf(new Set([tokenId])), () => void this.recheckTokens()),
+      await this.listenForRevocations(),
     );
+  }
+
+  /**
+   * A revoked token's streams end, and this process's kept token owners (token-owners.ts) forget
+   * it; while the connection is lost they keep nothing, and after it every stream's token is checked.
+   */
+  private async listenForRevocations(): Promise<() => Promise<void>> {
+    const owners = tokenOwnersOf(this.db);
+    const stop = await this.db.listen(
+      REVOCATIONS_CHANNEL,
+      (tokenId) => {
+        owners.revoked(tokenId);
+        this.endStreamsOf(new Set([tokenId]));
+      },
+      () => {
+        owners.listening();
+        void this.recheckTokens();
+      },
+      () => owners.deaf(),
+    );
+    owners.listening();
+    return async () => {
+      owners.deaf();
+      await stop();
+    };
   }
 
   async stop(): Promise<void> {

@@ -7,8 +7,8 @@ import { LRUCache } from 'lru-cache';
  * message. Learned from every address, bounded (least recently used go first).
  *
  * Knowing a credential valid only decides that its check is worth running while its address is
- * refused; the check itself (the token lookup) still runs, so a token revoked in any process stops
- * working here the moment the revocation commits. Knowing one invalid is final: a token is a
+ * refused; the check itself (the token's owner, operations/token-owners.ts) still runs, so a token
+ * revoked in any process stops working here as soon as the revocation's notification arrives. Knowing one invalid is final: a token is a
  * random secret, so one that failed never becomes valid (a revoked one stays revoked).
  */
 export interface KnownCredentials {
