@@ -143,6 +143,8 @@ export class LiveFanout {
     return () => {
       org!.subscribers.delete(subscriber);
       for (const name of subscriber.collections) org!.takers.remove(name, audienceOf(ctx.viewer, name), subscriber);
+      // The last to take a collection whole: its position is not kept up any more.
+      for (const c of SYNC_COLLECTIONS) if (holdsWhole(subscriber, c) && !org!.takers.of(c.name, null).length) org!.lastSeq.delete(c.resource.table);
       if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
     };
   }
@@ -251,8 +253,7 @@ export class LiveFanout {
     const unknown = audiences.filter((a) => !positions.has(a));
     if (unknown.length) {
       const found = await lastPositions(this.db, orgId, collection.name, unknown, since);
-      // Entries read meanwhile are newer than any found: those stay.
-      for (const audience of unknown) if (!positions.has(audience)) positions.set(audience, found.get(audience) ?? 0);
+      for (const audience of unknown) positions.set(audience, found.get(audience) ?? 0);
     }
     return positions;
   }
