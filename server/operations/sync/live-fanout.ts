@@ -231,10 +231,11 @@ export class LiveFanout {
     const entries = await readScopeEntries(this.db, collection.table, orgId, collection.name, since, BATCH);
     if (!entries.length) return false;
     const checkpoint = entries.at(-1)!.seq;
-    org.lastScopeSeq.set(table, checkpoint);
     const documents = new Map<string, string[]>();
     for (const e of entries) if (org.takers.of(collection.name, e.audience).length) appendTo(documents, e.audience, e.doc);
     const positions = await this.audiencePositions(orgId, org, collection, [...documents.keys()], since);
+    // Moved on only now: had that read failed, the next notification reads these entries again.
+    org.lastScopeSeq.set(table, checkpoint);
     const previous = new Map([...documents.keys()].map((audience) => [audience, positions.get(audience)!]));
     for (const e of entries) positions.set(e.audience, e.seq);
     for (const [audience, docs] of documents) {
@@ -282,10 +283,7 @@ function sendInTurn(subscribers: readonly Subscriber[], json: string): void {
   for (let i = 0; i < subscribers.length; i++) subscribers[(start + i) % subscribers.length]!.send(json);
 }
 
-/**
- * Adds to a list in place. Copying the list on each addition made grouping an audience's streams
- * quadratic: with 1,000 office streams, half a million copies and a few MB of garbage per change.
- */
+/** Adds to a list in place: a copy per addition makes grouping quadratic in the list's length. */
 function appendTo<T>(lists: Map<string, T[]>, key: string, value: T): void {
   const list = lists.get(key);
   if (list) list.push(value);
