@@ -6,9 +6,9 @@ import { pull, pullResponseParts } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
 import { SYNC_COLLECTIONS } from '../../operations/sync/collections.js';
 import { declaredBodyWithin } from '../http/bodies.js';
-import { writeNow } from '../http/compression.js';
 import type { Metrics } from '../http/metrics.js';
 import { contextOf } from '../http/request-context.js';
+import { eventFrame, openEventStream } from './event-stream.js';
 
 /**
  * The replication endpoint, RxDB's protocol over HTTP:
@@ -31,6 +31,9 @@ export interface SyncRoutes {
   endStreams(): void;
 }
 
+const RETRY = Buffer.from('retry: 1000\n\n');
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
+
 export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metrics }: SyncRouteDeps): SyncRoutes {
   const router = Router();
   const streams = new Set<Response>();
@@ -43,20 +46,16 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     const known = new Set(SYNC_COLLECTIONS.map((c) => c.name));
     const unknown = (names ?? []).filter((n) => !known.has(n));
     if (unknown.length) throw errors.badInput(`Unknown collections: ${unknown.join(', ')}`);
+    // A HEAD has no body to hold a stream in (express routes it here).
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' }).end();
+      return;
+    }
     const releaseSlot = takeStreamSlot(ctx.viewer.tokenId, res);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      // Never compressed (no-transform): a compressor per open stream holds about 180 KB of zlib
-      // state, 181 MB for 1,000 idle devices, to shrink events of a few KB. Bulk data comes by
-      // pulls, which are compressed.
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    req.socket.setNoDelay(true);
-    writeNow(res, 'retry: 1000\n\n');
+    const stream = openEventStream(res);
+    stream.write(RETRY);
     streams.add(res);
-    const heartbeat = setInterval(() => writeNow(res, ': heartbeat\n\n'), settings.heartbeatMs);
+    const heartbeat = setInterval(() => stream.write(HEARTBEAT), settings.heartbeatMs);
     let unsubscribe: (() => void) | null = null;
     res.on('close', () => {
       clearInterval(heartbeat);
@@ -67,8 +66,8 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     const stop = await feed.subscribe(
       ctx,
       names ?? [...known],
-      (json) => writeNow(res, `data: ${json}\n\n`),
-      () => res.end(), // the token was revoked: the device must authenticate again
+      (json) => stream.write(eventFrame(json)),
+      () => stream.end(), // the token was revoked: the device must authenticate again
     );
     // The device may have gone while the subscription was being set up.
     if (res.closed) stop();
