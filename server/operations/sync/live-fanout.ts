@@ -6,6 +6,7 @@ import { REVOCATIONS_CHANNEL, revokedAmong } from '../../storage/tokens.js';
 import type { OperationContext } from '../context.js';
 import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
 import { toDocument, type Doc } from './doc.js';
+import { OwnWrites } from './own-writes.js';
 
 /**
  * Live fan-out: one LISTEN per server process on 'pool_changes' (the change-feed trigger notifies
@@ -39,6 +40,8 @@ interface Subscriber {
   send: LiveSender;
   /** Ends the subscriber's stream (its token was revoked). */
   end: () => void;
+  /** Per collection, the feed position up to which this stream's device pushed everything itself (own-writes.ts). */
+  ownUpTo: OwnWrites;
 }
 
 interface OrgFeed {
@@ -63,6 +66,8 @@ const BATCH = 1000;
 
 export class LiveFanout {
   private readonly orgs = new Map<string, OrgFeed>();
+  /** Open subscribers by the id their stream was answered with (its device names it in its pushes). */
+  private readonly byStream = new Map<string, Subscriber>();
   private readonly resync: string;
   private stopListening: (() => Promise<void>)[] = [];
   /** Times the change LISTEN was re-established after its connection dropped (for /metrics). */
@@ -99,6 +104,7 @@ export class LiveFanout {
     this.stopListening = [];
     for (const org of this.orgs.values()) org.subscribers.clear();
     this.orgs.clear();
+    this.byStream.clear();
   }
 
   /** Open subscriptions and LISTEN reconnects so far, for monitoring. */
@@ -108,8 +114,11 @@ export class LiveFanout {
     return { subscribers, reconnects: this.reconnects };
   }
 
-  /** Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. */
-  async subscribe(ctx: OperationContext, collections: readonly string[], send: LiveSender, end: () => void = () => {}): Promise<() => void> {
+  /**
+   * Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. `streamId`:
+   * the id the stream was answered with, which its device names in its pushes (`ownWrites`).
+   */
+  async subscribe(ctx: OperationContext, collections: readonly string[], send: LiveSender, end: () => void = () => {}, streamId?: string): Promise<() => void> {
     const orgId = ctx.viewer.orgId;
     let org = this.orgs.get(orgId);
     if (!org) {
@@ -120,13 +129,26 @@ export class LiveFanout {
       for (const [table, seq] of scopeHeads) if (!org.lastScopeSeq.has(table)) org.lastScopeSeq.set(table, seq);
       this.orgs.set(orgId, org);
     }
-    const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end };
+    const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end, ownUpTo: new OwnWrites() };
     org.subscribers.add(subscriber);
+    if (streamId) this.byStream.set(streamId, subscriber);
     send(this.resync);
     return () => {
       org!.subscribers.delete(subscriber);
+      if (streamId && this.byStream.get(streamId) === subscriber) this.byStream.delete(streamId);
       if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
     };
+  }
+
+  /**
+   * A push by the device of stream `streamId` was answered with `Sync-Checkpoint: seq` for
+   * `collection`: its stream is not sent that collection's entries up to `seq` (own-writes.ts says
+   * why that is safe). Another token's stream is left alone; an unknown stream (on another
+   * process, or closed) is nothing to do: it is sent everything, as before.
+   */
+  ownWrites(ctx: OperationContext, streamId: string, collection: string, seq: number): void {
+    const subscriber = this.byStream.get(streamId);
+    if (subscriber && subscriber.ctx.viewer.tokenId === ctx.viewer.tokenId) subscriber.ownUpTo.pushed(collection, seq);
   }
 
   private endStreamsOf(tokenIds: Set<string>): void {
@@ -191,8 +213,11 @@ export class LiveFanout {
     const takers = [...org.subscribers].filter((s) => s.collections.has(collection.name) && !audienceOf(s.ctx.viewer, collection.name));
     if (takers.length) {
       const documents = rows.map((r) => toDocument(r.record, r.deleted));
-      const json = JSON.stringify({ type: 'changes', collection: collection.name, documents, checkpoint: { seq: rows.at(-1)!.seq }, since: { seq: since } } satisfies LiveEvent);
-      for (const subscriber of takers) subscriber.send(json);
+      const checkpoint = { seq: rows.at(-1)!.seq };
+      const batch = (from: number, after: number) => JSON.stringify({ type: 'changes', collection: collection.name, documents: documents.slice(from), checkpoint, since: { seq: after } } satisfies LiveEvent);
+      const json = batch(0, since);
+      const positions = rows.map((r) => r.seq);
+      for (const subscriber of takers) subscriber.ownUpTo.send(subscriber.send, collection.name, positions, json, batch);
     }
     return rows.length === BATCH;
   }
@@ -215,12 +240,19 @@ export class LiveFanout {
       if (audience) appendTo(takers, audience, s);
     }
     const documents = new Map<string, string[]>();
-    for (const e of entries) if (takers.has(e.audience)) appendTo(documents, e.audience, e.doc);
+    const positions = new Map<string, number[]>();
+    for (const e of entries) {
+      if (!takers.has(e.audience)) continue;
+      appendTo(documents, e.audience, e.doc);
+      appendTo(positions, e.audience, e.seq);
+    }
     const previous = await lastPositions(this.db, orgId, collection.name, [...documents.keys()], since);
     for (const [audience, docs] of documents) {
       // The documents are JSON already (written by the database): joined, not parsed and encoded again.
-      const json = `{"type":"changes","collection":${JSON.stringify(collection.name)},"documents":[${docs.join(',')}],"checkpoint":{"seq":${checkpoint}},"since":{"seq":${previous.get(audience) ?? 0}}}`;
-      for (const subscriber of takers.get(audience)!) subscriber.send(json);
+      const batch = (from: number, after: number) =>
+        `{"type":"changes","collection":${JSON.stringify(collection.name)},"documents":[${docs.slice(from).join(',')}],"checkpoint":{"seq":${checkpoint}},"since":{"seq":${after}}}`;
+      const json = batch(0, previous.get(audience) ?? 0);
+      for (const subscriber of takers.get(audience)!) subscriber.ownUpTo.send(subscriber.send, collection.name, positions.get(audience)!, json, batch);
     }
     return entries.length === BATCH;
   }

@@ -1,6 +1,7 @@
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
-import { errors, PUSH_CHECKPOINT_HEADER } from '../../../shared/index.js';
+import { randomUUID } from 'node:crypto';
+import { errors, PUSH_CHECKPOINT_HEADER, SYNC_STREAM_HEADER } from '../../../shared/index.js';
 import type { LiveFanout } from '../../operations/sync/live-fanout.js';
 import { pull, pullResponseParts } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
@@ -14,9 +15,11 @@ import { contextOf } from '../http/request-context.js';
  * The replication endpoint, RxDB's protocol over HTTP:
  *   GET  /sync/:collection/pull?checkpoint=<seq>&limit=<n>  -> {documents, checkpoint: {seq}}
  *        (&from=&to=: a page of a priority band instead, shared/sync/priorities.ts)
- *   POST /sync/:collection/push?checkpoint=<seq>  [{assumedMasterState, newDocumentState}]  -> [server states]
- *        (and, when the device may skip pulling its own writes back, a Sync-Checkpoint header)
+ *   POST /sync/:collection/push?checkpoint=<seq>&stream=<id>  [{assumedMasterState, newDocumentState}]  -> [server states]
+ *        (and, when the device may skip pulling its own writes back, a Sync-Checkpoint header;
+ *        then the stream `id` is not sent those writes either)
  *   GET  /sync/stream?collections=a,b  Server-Sent Events: RESYNC first, then change batches
+ *        (answered with a Sync-Stream header: the stream's id)
  */
 export interface SyncRouteDeps {
   feed: LiveFanout;
@@ -44,7 +47,10 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     const unknown = (names ?? []).filter((n) => !known.has(n));
     if (unknown.length) throw errors.badInput(`Unknown collections: ${unknown.join(', ')}`);
     const releaseSlot = takeStreamSlot(ctx.viewer.tokenId, res);
+    // Its device names it in its pushes, so its own pushed rows are not sent back (own-writes.ts).
+    const streamId = randomUUID();
     res.writeHead(200, {
+      [SYNC_STREAM_HEADER]: streamId,
       'content-type': 'text/event-stream; charset=utf-8',
       // Never compressed (no-transform): a compressor per open stream holds about 180 KB of zlib
       // state, 181 MB for 1,000 idle devices, to shrink events of a few KB. Bulk data comes by
@@ -69,6 +75,7 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
       names ?? [...known],
       (json) => writeNow(res, `data: ${json}\n\n`),
       () => res.end(), // the token was revoked: the device must authenticate again
+      streamId,
     );
     // The device may have gone while the subscription was being set up.
     if (res.closed) stop();
@@ -108,7 +115,10 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
       logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push quarantined a document; answered with a tombstone');
     }
     metrics?.syncPush(collection, Array.isArray(req.body) ? req.body.length : 0, outcome.conflicts.length);
-    if (outcome.checkpoint) res.setHeader(PUSH_CHECKPOINT_HEADER, String(outcome.checkpoint.seq));
+    if (outcome.checkpoint) {
+      res.setHeader(PUSH_CHECKPOINT_HEADER, String(outcome.checkpoint.seq));
+      if (typeof req.query.stream === 'string') feed.ownWrites(ctx, req.query.stream, collection, outcome.checkpoint.seq);
+    }
     res.json(outcome.conflicts);
   });
 
