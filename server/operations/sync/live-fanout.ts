@@ -8,6 +8,7 @@ import { tokenOwnersOf } from '../token-owners.js';
 import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
 import { toDocument, type Doc } from './doc.js';
 import { LiveTakers } from './live-takers.js';
+import { OwnWrites } from './own-writes.js';
 
 /**
  * Live fan-out: one LISTEN per server process on 'pool_changes' (the change-feed trigger notifies
@@ -42,6 +43,8 @@ interface Subscriber {
   send: LiveSender;
   /** Ends the subscriber's stream (its token was revoked). */
   end: () => void;
+  /** Per collection, the feed position up to which this stream's device pushed everything itself (own-writes.ts). */
+  ownUpTo: OwnWrites;
 }
 
 interface OrgFeed {
@@ -78,6 +81,8 @@ const BATCH = 1000;
 
 export class LiveFanout {
   private readonly orgs = new Map<string, OrgFeed>();
+  /** Open subscribers by the id their stream was answered with (its device names it in its pushes). */
+  private readonly byStream = new Map<string, Subscriber>();
   private readonly resync: string;
   private stopListening: (() => Promise<void>)[] = [];
   /** Times the change LISTEN was re-established after its connection dropped (for /metrics). */
@@ -139,6 +144,7 @@ export class LiveFanout {
     this.stopListening = [];
     for (const org of this.orgs.values()) org.subscribers.clear();
     this.orgs.clear();
+    this.byStream.clear();
   }
 
   /** Open subscriptions and LISTEN reconnects so far, for monitoring. */
@@ -148,10 +154,13 @@ export class LiveFanout {
     return { subscribers, reconnects: this.reconnects };
   }
 
-  /** Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. */
-  async subscribe(ctx: OperationContext, collections: readonly string[], send: LiveSender, end: () => void = () => {}): Promise<() => void> {
+  /**
+   * Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. `streamId`:
+   * the id the stream was answered with, which its device names in its pushes (`ownWrites`).
+   */
+  async subscribe(ctx: OperationContext, collections: readonly string[], send: LiveSender, end: () => void = () => {}, streamId?: string): Promise<() => void> {
     const orgId = ctx.viewer.orgId;
-    const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end };
+    const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end, ownUpTo: new OwnWrites() };
     // The heads are read with no subscriber added yet; the organization's feed may end (its last
     // subscriber gone) while they are read, so they are checked again until none is missing.
     let org = this.orgs.get(orgId);
@@ -166,14 +175,27 @@ export class LiveFanout {
     org = org!;
     org.subscribers.add(subscriber);
     for (const name of subscriber.collections) org.takers.add(name, audienceOf(ctx.viewer, name), subscriber);
+    if (streamId) this.byStream.set(streamId, subscriber);
     send(this.resync);
     return () => {
       org!.subscribers.delete(subscriber);
       for (const name of subscriber.collections) org!.takers.remove(name, audienceOf(ctx.viewer, name), subscriber);
+      if (streamId && this.byStream.get(streamId) === subscriber) this.byStream.delete(streamId);
       // The last to take a collection whole: its position is not kept up any more.
       for (const c of SYNC_COLLECTIONS) if (holdsWhole(subscriber, c) && !org!.takers.of(c.name, null).length) org!.lastSeq.delete(c.resource.table);
       if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
     };
+  }
+
+  /**
+   * A push by the device of stream `streamId` was answered with `Sync-Checkpoint: seq` for
+   * `collection`: its stream is not sent that collection's entries up to `seq` (own-writes.ts says
+   * why that is safe). Another token's stream is left alone; an unknown stream (on another
+   * process, or closed) is nothing to do: it is sent everything, as before.
+   */
+  ownWrites(ctx: OperationContext, streamId: string, collection: string, seq: number): void {
+    const subscriber = this.byStream.get(streamId);
+    if (subscriber && subscriber.ctx.viewer.tokenId === ctx.viewer.tokenId) subscriber.ownUpTo.pushed(collection, seq);
   }
 
   private endStreamsOf(tokenIds: Set<string>): void {
@@ -242,8 +264,11 @@ export class LiveFanout {
     if (!rows.length) return false;
     org.lastSeq.set(table, rows.at(-1)!.seq);
     const documents = rows.map((r) => toDocument(r.record, r.deleted));
-    const json = JSON.stringify({ type: 'changes', collection: collection.name, documents, checkpoint: { seq: rows.at(-1)!.seq }, since: { seq: since } } satisfies LiveEvent);
-    sendInTurn(takers, json);
+    const checkpoint = { seq: rows.at(-1)!.seq };
+    const batch = (from: number, after: number) => JSON.stringify({ type: 'changes', collection: collection.name, documents: documents.slice(from), checkpoint, since: { seq: after } } satisfies LiveEvent);
+    const json = batch(0, since);
+    const seqs = rows.map((r) => r.seq);
+    sendInTurn(takers, (subscriber) => subscriber.ownUpTo.send(subscriber.send, collection.name, seqs, json, batch));
     return rows.length === BATCH;
   }
 
@@ -259,7 +284,12 @@ export class LiveFanout {
     if (!entries.length) return false;
     const checkpoint = entries.at(-1)!.seq;
     const documents = new Map<string, string[]>();
-    for (const e of entries) if (org.takers.of(collection.name, e.audience).length) appendTo(documents, e.audience, e.doc);
+    const seqs = new Map<string, number[]>();
+    for (const e of entries) {
+      if (!org.takers.of(collection.name, e.audience).length) continue;
+      appendTo(documents, e.audience, e.doc);
+      appendTo(seqs, e.audience, e.seq);
+    }
     const positions = await this.audiencePositions(orgId, org, collection, [...documents.keys()], since);
     // Moved on only now: had that read failed, the next notification reads these entries again.
     org.lastScopeSeq.set(table, checkpoint);
@@ -267,8 +297,10 @@ export class LiveFanout {
     for (const e of entries) positions.set(e.audience, e.seq);
     for (const [audience, docs] of documents) {
       // The documents are JSON already (written by the database): joined, not parsed and encoded again.
-      const json = `{"type":"changes","collection":${JSON.stringify(collection.name)},"documents":[${docs.join(',')}],"checkpoint":{"seq":${checkpoint}},"since":{"seq":${previous.get(audience)}}}`;
-      sendInTurn(org.takers.of(collection.name, audience), json);
+      const batch = (from: number, after: number) =>
+        `{"type":"changes","collection":${JSON.stringify(collection.name)},"documents":[${docs.slice(from).join(',')}],"checkpoint":{"seq":${checkpoint}},"since":{"seq":${after}}}`;
+      const json = batch(0, previous.get(audience)!);
+      sendInTurn(org.takers.of(collection.name, audience), (subscriber) => subscriber.ownUpTo.send(subscriber.send, collection.name, seqs.get(audience)!, json, batch));
     }
     return entries.length === BATCH;
   }
@@ -305,9 +337,9 @@ function missingHeads(org: OrgFeed | undefined, s: Subscriber): { whole: SyncCol
  * takes the kernel 10-20 ms; in a fixed order (the order they subscribed) the same devices would
  * always wait for all the others.
  */
-function sendInTurn(subscribers: readonly Subscriber[], json: string): void {
+function sendInTurn(subscribers: readonly Subscriber[], deliver: (subscriber: Subscriber) => void): void {
   const start = Math.floor(Math.random() * subscribers.length);
-  for (let i = 0; i < subscribers.length; i++) subscribers[(start + i) % subscribers.length]!.send(json);
+  for (let i = 0; i < subscribers.length; i++) deliver(subscribers[(start + i) % subscribers.length]!);
 }
 
 /** Adds to a list in place: a copy per addition makes grouping quadratic in the list's length. */

@@ -18,10 +18,11 @@ export interface EventStreamResponse {
   end(): void;
 }
 
-export function openEventStream(res: Response): EventStreamResponse {
+export function openEventStream(res: Response, headers: Record<string, string> = {}): EventStreamResponse {
   // No Transfer-Encoding: chunked, hence "Connection: close": the body is everything until then.
   (res as Response & { useChunkedEncodingByDefault: boolean }).useChunkedEncodingByDefault = false;
   res.writeHead(200, {
+    ...headers,
     'content-type': 'text/event-stream; charset=utf-8',
     // Never compressed (no-transform): a compressor per open stream holds about 180 KB of zlib
     // state, 181 MB for 1,000 idle devices, to shrink events of a few KB. Bulk data comes by

@@ -1,6 +1,7 @@
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
-import { errors, PUSH_CHECKPOINT_HEADER } from '../../../shared/index.js';
+import { randomUUID } from 'node:crypto';
+import { errors, PUSH_CHECKPOINT_HEADER, SYNC_STREAM_HEADER } from '../../../shared/index.js';
 import type { LiveFanout } from '../../operations/sync/live-fanout.js';
 import { pull, pullResponseParts } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
@@ -14,9 +15,11 @@ import { eventFrame, openEventStream } from './event-stream.js';
  * The replication endpoint, RxDB's protocol over HTTP:
  *   GET  /sync/:collection/pull?checkpoint=<seq>&limit=<n>  -> {documents, checkpoint: {seq}}
  *        (&from=&to=: a page of a priority band instead, shared/sync/priorities.ts)
- *   POST /sync/:collection/push?checkpoint=<seq>  [{assumedMasterState, newDocumentState}]  -> [server states]
- *        (and, when the device may skip pulling its own writes back, a Sync-Checkpoint header)
+ *   POST /sync/:collection/push?checkpoint=<seq>&stream=<id>  [{assumedMasterState, newDocumentState}]  -> [server states]
+ *        (and, when the device may skip pulling its own writes back, a Sync-Checkpoint header;
+ *        then the stream `id` is not sent those writes either)
  *   GET  /sync/stream?collections=a,b  Server-Sent Events: RESYNC first, then change batches
+ *        (answered with a Sync-Stream header: the stream's id)
  */
 export interface SyncRouteDeps {
   feed: LiveFanout;
@@ -52,7 +55,9 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
       return;
     }
     const releaseSlot = takeStreamSlot(ctx.viewer.tokenId, res);
-    const stream = openEventStream(res);
+    // Its device names it in its pushes, so its own pushed rows are not sent back (own-writes.ts).
+    const streamId = randomUUID();
+    const stream = openEventStream(res, { [SYNC_STREAM_HEADER]: streamId });
     stream.write(RETRY);
     streams.add(res);
     const heartbeat = setInterval(() => stream.write(HEARTBEAT), settings.heartbeatMs);
@@ -68,6 +73,7 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
       names ?? [...known],
       (json) => stream.write(eventFrame(json)),
       () => stream.end(), // the token was revoked: the device must authenticate again
+      streamId,
     );
     // The device may have gone while the subscription was being set up.
     if (res.closed) stop();
@@ -107,7 +113,10 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
       logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push quarantined a document; answered with a tombstone');
     }
     metrics?.syncPush(collection, Array.isArray(req.body) ? req.body.length : 0, outcome.conflicts.length);
-    if (outcome.checkpoint) res.setHeader(PUSH_CHECKPOINT_HEADER, String(outcome.checkpoint.seq));
+    if (outcome.checkpoint) {
+      res.setHeader(PUSH_CHECKPOINT_HEADER, String(outcome.checkpoint.seq));
+      if (typeof req.query.stream === 'string') feed.ownWrites(ctx, req.query.stream, collection, outcome.checkpoint.seq);
+    }
     res.json(outcome.conflicts);
   });
 
