@@ -4,12 +4,13 @@ import type { Response } from 'express';
  * The live stream's response: Server-Sent Events written straight to the connection's socket.
  *
  * One change reaches every open stream, a thousand of them on a busy server, and the kernel's
- * socket write is most of what each costs. Written through `res.write`, each event was encoded
- * again for every stream, framed as an HTTP chunk in four pieces, and held until the next tick
- * (Node corks the socket): every device's write waited for the whole loop, and the server spent
- * about a third more CPU per change (test/bench/RESULTS.md, Sync). So the body is not chunked: it
- * ends when the connection closes, which is how an event stream ends anyway (a revoked token, a
- * server shutting down), and each event goes out as one buffer, the same for every stream.
+ * socket write is most of what each costs. Through `res.write` each event was framed as an HTTP
+ * chunk in four pieces and held until the next tick (Node corks the socket), so every device's
+ * write waited for the whole loop; with 1,000 idle streams the server spent 10.7-11.6 ms of CPU
+ * per change that way (the event already a buffer) against 8.0-8.4 ms written here (sync bench's
+ * live part, 2026-11-29). So the body is not chunked: it ends when the connection closes, which is
+ * how an event stream ends anyway (a revoked token, a server shutting down), and each event goes
+ * out as one buffer, the same for every stream.
  */
 export interface EventStreamResponse {
   /** Writes bytes of the event stream now (nothing once the connection is gone). */
