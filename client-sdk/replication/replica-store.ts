@@ -1,5 +1,5 @@
 import type { RxCollection, RxDocumentData } from 'rxdb';
-import { isReplicaKey, type DocState } from '../../shared/index.js';
+import { isReplicaKey, replicaKeysOf, type DocState } from '../../shared/index.js';
 import { SYNC_WRITE_CONTEXT } from '../replica/capture.js';
 
 /**
@@ -68,7 +68,11 @@ async function bulkWrite(collection: RxCollection, states: readonly DocState[], 
     const previous = current.get(state.id);
     const deleted = state._deleted === true;
     if (!previous && deleted) continue;
-    const document = Object.assign(state, { _deleted: deleted, _attachments: {}, _meta: previous ? { ...previous._meta } : { lwt: 0 }, _rev: previous?._rev ?? '' });
+    // The replica keys too, though the keyed storage (replica/keys.ts) derives them again: added
+    // here, before RxDB copies an update's document, they are the copy's own fields and the keyed
+    // storage only writes over them. Added to V8's exact-size copy by Object.assign, two more
+    // fields put it in dictionary mode: 1.6 KB a visit instead of 0.3, 65 MB of 50,000.
+    const document = Object.assign(state, { _deleted: deleted, _attachments: {}, _meta: previous ? { ...previous._meta } : { lwt: 0 }, _rev: previous?._rev ?? '' }, replicaKeysOf(collection.name, state));
     rows.push(previous ? { previous, document } : { document });
   }
   if (!rows.length) return { error: [] };
