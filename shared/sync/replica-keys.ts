@@ -33,12 +33,19 @@ export const REPLICA_INDEXES: Readonly<Partial<Record<CollectionName, readonly (
   services: [['startKey'], ['technicianKey', 'startKey']],
 };
 
+const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 /** A time as the key sorts it: UTC ISO with milliseconds, or '' (none, or not a time). */
 export function timeKey(value: unknown): string {
   if (typeof value !== 'string') return '';
   const time = Date.parse(value);
-  return Number.isNaN(time) ? '' : new Date(time).toISOString();
+  if (Number.isNaN(time)) return '';
+  // A time already in that form is its own key: the same string, not a copy (every visit's key is
+  // kept in the replica), and no formatting, which took most of a first sync's key time. Parsing
+  // moves only a day past its month's end or an hour of 24 to another day, so its day tells.
+  return CANONICAL_TIME.test(value) && new Date(time).getUTCDate() === Number(value.slice(8, 10)) ? value : new Date(time).toISOString();
 }
+
 
 /** The keys of a document of the collection (none for a collection without keys). */
 export function replicaKeysOf(collection: string, doc: Readonly<Record<string, unknown>>): Record<string, string> | null {
