@@ -49,12 +49,15 @@ export function timeKey(value: unknown): string {
 
 /** The keys of a document of the collection (none for a collection without keys). */
 export function replicaKeysOf(collection: string, doc: Readonly<Record<string, unknown>>): Record<string, string> | null {
-  const keys = REPLICA_KEYS[collection as CollectionName];
+  const keys = KEY_ENTRIES.get(collection);
   if (!keys) return null;
   const out: Record<string, string> = {};
-  for (const [name, key] of Object.entries(keys)) out[name] = key.kind === 'time' ? timeKey(doc[key.from]) : typeof doc[key.from] === 'string' ? (doc[key.from] as string) : '';
+  for (const [name, key] of keys) out[name] = key.kind === 'time' ? timeKey(doc[key.from]) : typeof doc[key.from] === 'string' ? (doc[key.from] as string) : '';
   return out;
 }
+
+/** REPLICA_KEYS as lists, listed once: the keys are derived at every write of every document. */
+const KEY_ENTRIES: ReadonlyMap<string, readonly [string, ReplicaKey][]> = new Map(Object.entries(REPLICA_KEYS).map(([collection, keys]) => [collection, Object.entries(keys)]));
 
 /** Whether a field is one of the replica's own keys (dropped from what goes to the server). */
 export function isReplicaKey(collection: string, field: string): boolean {
