@@ -66,7 +66,7 @@ const BATCH = 1000;
 
 export class LiveFanout {
   private readonly orgs = new Map<string, OrgFeed>();
-  /** Open subscribers by the id their stream was answered with (its device names it in its pushes). */
+  /** Open subscribers by their token and stream id (its device names the id in its pushes). */
   private readonly byStream = new Map<string, Subscriber>();
   private readonly resync: string;
   private stopListening: (() => Promise<void>)[] = [];
@@ -131,11 +131,12 @@ export class LiveFanout {
     }
     const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end, ownUpTo: new OwnWrites() };
     org.subscribers.add(subscriber);
-    if (streamId) this.byStream.set(streamId, subscriber);
+    const key = streamId ? streamKey(ctx, streamId) : null;
+    if (key) this.byStream.set(key, subscriber);
     send(this.resync);
     return () => {
       org!.subscribers.delete(subscriber);
-      if (streamId && this.byStream.get(streamId) === subscriber) this.byStream.delete(streamId);
+      if (key && this.byStream.get(key) === subscriber) this.byStream.delete(key);
       if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
     };
   }
@@ -143,12 +144,12 @@ export class LiveFanout {
   /**
    * A push by the device of stream `streamId` was answered with `Sync-Checkpoint: seq` for
    * `collection`: its stream is not sent that collection's entries up to `seq` (own-writes.ts says
-   * why that is safe). Another token's stream is left alone; an unknown stream (on another
-   * process, or closed) is nothing to do: it is sent everything, as before.
+   * why that is safe). Streams are looked up under the pushing token, so another token's are
+   * never touched; an unknown stream (on another process, closed, or not yet subscribed) is
+   * nothing to do: it is sent everything, as before.
    */
   ownWrites(ctx: OperationContext, streamId: string, collection: string, seq: number): void {
-    const subscriber = this.byStream.get(streamId);
-    if (subscriber && subscriber.ctx.viewer.tokenId === ctx.viewer.tokenId) subscriber.ownUpTo.pushed(collection, seq);
+    this.byStream.get(streamKey(ctx, streamId))?.ownUpTo.pushed(collection, seq);
   }
 
   private endStreamsOf(tokenIds: Set<string>): void {
@@ -257,6 +258,9 @@ export class LiveFanout {
     return entries.length === BATCH;
   }
 }
+
+/** A stream's id is the device's to choose: it names a stream only among its token's. */
+const streamKey = (ctx: OperationContext, streamId: string) => `${ctx.viewer.tokenId} ${streamId}`;
 
 /**
  * Adds to a list in place. Copying the list on each addition made grouping an audience's streams
