@@ -75,8 +75,10 @@ export class LiveStream {
   }
 
   /**
-   * The id the server answered the open connection with (a server before ids: null). A push that
-   * names it is not sent back on this stream (shared/sync/headers.ts).
+   * The id of the connection open or being opened (null between attempts). Chosen here and sent
+   * with the request, so a push made while the stream connects (sync starting after time
+   * offline) names it too; a push that names it is not sent back on this stream
+   * (shared/sync/headers.ts). A server that answers another id is taken at its word.
    */
   get id(): string | null {
     return this.connectedId;
@@ -153,7 +155,8 @@ export class LiveStream {
     this.call = call;
     const connectMs = Math.min(this.endpoint.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, STREAM_CONNECT_TIMEOUT_MS);
     call.deadline(connectMs);
-    const query = new URLSearchParams({ collections: this.options.collections.join(',') });
+    this.connectedId = crypto.randomUUID();
+    const query = new URLSearchParams({ collections: this.options.collections.join(','), stream: this.connectedId });
     try {
       const res = await (this.endpoint.fetch ?? fetch)(`${this.endpoint.baseUrl}/sync/stream?${query}`, {
         headers: { ...endpointHeaders(this.endpoint), accept: 'text/event-stream' },

@@ -81,7 +81,7 @@ const BATCH = 1000;
 
 export class LiveFanout {
   private readonly orgs = new Map<string, OrgFeed>();
-  /** Open subscribers by the id their stream was answered with (its device names it in its pushes). */
+  /** Open subscribers by their token and stream id (its device names the id in its pushes). */
   private readonly byStream = new Map<string, Subscriber>();
   private readonly resync: string;
   private stopListening: (() => Promise<void>)[] = [];
@@ -175,12 +175,13 @@ export class LiveFanout {
     org = org!;
     org.subscribers.add(subscriber);
     for (const name of subscriber.collections) org.takers.add(name, audienceOf(ctx.viewer, name), subscriber);
-    if (streamId) this.byStream.set(streamId, subscriber);
+    const key = streamId ? streamKey(ctx, streamId) : null;
+    if (key) this.byStream.set(key, subscriber);
     send(this.resync);
     return () => {
       org!.subscribers.delete(subscriber);
       for (const name of subscriber.collections) org!.takers.remove(name, audienceOf(ctx.viewer, name), subscriber);
-      if (streamId && this.byStream.get(streamId) === subscriber) this.byStream.delete(streamId);
+      if (key && this.byStream.get(key) === subscriber) this.byStream.delete(key);
       // The last to take a collection whole: its position is not kept up any more.
       for (const c of SYNC_COLLECTIONS) if (holdsWhole(subscriber, c) && !org!.takers.of(c.name, null).length) org!.lastSeq.delete(c.resource.table);
       if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
@@ -190,12 +191,12 @@ export class LiveFanout {
   /**
    * A push by the device of stream `streamId` was answered with `Sync-Checkpoint: seq` for
    * `collection`: its stream is not sent that collection's entries up to `seq` (own-writes.ts says
-   * why that is safe). Another token's stream is left alone; an unknown stream (on another
-   * process, or closed) is nothing to do: it is sent everything, as before.
+   * why that is safe). Streams are looked up under the pushing token, so another token's are
+   * never touched; an unknown stream (on another process, closed, or not yet subscribed) is
+   * nothing to do: it is sent everything, as before.
    */
   ownWrites(ctx: OperationContext, streamId: string, collection: string, seq: number): void {
-    const subscriber = this.byStream.get(streamId);
-    if (subscriber && subscriber.ctx.viewer.tokenId === ctx.viewer.tokenId) subscriber.ownUpTo.pushed(collection, seq);
+    this.byStream.get(streamKey(ctx, streamId))?.ownUpTo.pushed(collection, seq);
   }
 
   private endStreamsOf(tokenIds: Set<string>): void {
@@ -331,6 +332,9 @@ function missingHeads(org: OrgFeed | undefined, s: Subscriber): { whole: SyncCol
     scoped: SCOPED.filter((c) => !org?.lastScopeSeq.has(c.resource.table)),
   };
 }
+
+/** A stream's id is the device's to choose: it names a stream only among its token's. */
+const streamKey = (ctx: OperationContext, streamId: string) => `${ctx.viewer.tokenId} ${streamId}`;
 
 /**
  * Sends an event to every subscriber, starting from a random one. Writing to a thousand sockets

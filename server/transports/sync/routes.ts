@@ -18,9 +18,12 @@ import { eventFrame, openEventStream } from './event-stream.js';
  *   POST /sync/:collection/push?checkpoint=<seq>&stream=<id>  [{assumedMasterState, newDocumentState}]  -> [server states]
  *        (and, when the device may skip pulling its own writes back, a Sync-Checkpoint header;
  *        then the stream `id` is not sent those writes either)
- *   GET  /sync/stream?collections=a,b  Server-Sent Events: RESYNC first, then change batches
- *        (answered with a Sync-Stream header: the stream's id)
+ *   GET  /sync/stream?collections=a,b&stream=<id>  Server-Sent Events: RESYNC first, then change batches
+ *        (answered with a Sync-Stream header: the stream's id, the device's own when it chose one)
  */
+/** A stream id a device may choose: a UUID or the like (it is only ever compared, among its token's). */
+const STREAM_ID = /^[A-Za-z0-9-]{8,64}$/;
+
 export interface SyncRouteDeps {
   feed: LiveFanout;
   settings: { heartbeatMs: number; bodyLimitBytes: number; maxStreamsPerToken: number };
@@ -56,7 +59,8 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     }
     const releaseSlot = takeStreamSlot(ctx.viewer.tokenId, res);
     // Its device names it in its pushes, so its own pushed rows are not sent back (own-writes.ts).
-    const streamId = randomUUID();
+    // The device may choose it (`&stream=`), so a push sent while the stream connects names it too.
+    const streamId = typeof req.query.stream === 'string' && STREAM_ID.test(req.query.stream) ? req.query.stream : randomUUID();
     const stream = openEventStream(res, { [SYNC_STREAM_HEADER]: streamId });
     stream.write(RETRY);
     streams.add(res);
