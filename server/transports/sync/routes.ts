@@ -109,7 +109,10 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
   router.post('/sync/:collection/push', declaredBodyWithin(settings.bodyLimitBytes), auth, express.json({ limit: settings.bodyLimitBytes }), async (req, res) => {
     const ctx = contextOf(req);
     const collection = req.params.collection as string;
-    const outcome = await push(ctx, collection, req.body, req.query.checkpoint);
+    const stream = typeof req.query.stream === 'string' ? req.query.stream : null;
+    const outcome = await push(ctx, collection, req.body, req.query.checkpoint, {
+      onCheckpoint: stream ? (seq) => feed.ownWrites(ctx, stream, collection, seq) : undefined,
+    });
     for (const { id, reason } of outcome.refused) {
       logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push refused a row; answered with the server state');
     }
@@ -119,7 +122,6 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     metrics?.syncPush(collection, Array.isArray(req.body) ? req.body.length : 0, outcome.conflicts.length);
     if (outcome.checkpoint) {
       res.setHeader(PUSH_CHECKPOINT_HEADER, String(outcome.checkpoint.seq));
-      if (typeof req.query.stream === 'string') feed.ownWrites(ctx, req.query.stream, collection, outcome.checkpoint.seq);
     }
     res.json(outcome.conflicts);
   });
