@@ -172,6 +172,22 @@ describe('the sync engine, driven through its remote with a fake clock', () => {
     expect((await db.collections.customers!.findOne('c1').exec())!.toJSON().updatedAt).toBe('2026-11-25T00:00:00.000Z');
   });
 
+  it('a checkpoint the push was answered but could not take is pulled to instead (the stream leaves those writes out)', async () => {
+    engine.start();
+    await vi.advanceTimersByTimeAsync(10);
+    await checkpoints.set('customers', 7);
+    let answer!: (value: PushAnswer) => void;
+    remote.then({ wait: new Promise<PushAnswer>((resolve) => (answer = resolve)) });
+    await changes.insert('customers', customer('c1', 'Mine'), 'test');
+    await vi.advanceTimersByTimeAsync(10);
+    const before = pulls().length;
+    await checkpoints.set('customers', 8); // moved while the push was out: 9 cannot be taken
+    answer({ answered: [], checkpoint: 9 });
+    await vi.advanceTimersByTimeAsync(10);
+    expect(await checkpoints.get('customers')).toBe(8);
+    expect(pulls().slice(before).map((c) => c.checkpoint)).toEqual([8]);
+  });
+
   it('a live batch that does not follow on from the checkpoint makes the engine pull', async () => {
     remote.head = 3;
     engine.start();

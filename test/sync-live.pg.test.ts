@@ -1,11 +1,11 @@
 import { firstValueFrom, filter as rxFilter, take, toArray } from 'rxjs';
 import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import pg from 'pg';
-import { describe, expect, it } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { createRxDatabase, type RxCollection } from 'rxdb';
 import { customerResource, rxSchemaOf, serviceResource } from '../shared/index.js';
 import { replicateCollection } from '../client-sdk/replication/replicate.js';
-import { LiveStream, type StreamItem } from '../client-sdk/replication/stream.js';
+import { LiveStream, type ChangeBatch, type StreamItem } from '../client-sdk/replication/stream.js';
 import { openStore } from '../server/storage/open.js';
 import { caller, ok, tokenFor } from './support/api.js';
 import { engines, type TestStore } from './support/engines.js';
@@ -70,6 +70,39 @@ describe.each(engines)('live sync on %s', (engine) => {
     stream.close();
     expect(resync).toBe('RESYNC');
     expect(batch).toMatchObject({ documents: [expect.objectContaining({ id: 'live-visit-1', notes: 'on the way', _deleted: false })], checkpoint: { seq: expect.any(Number) } });
+  });
+
+  it("a push naming its device's stream is not sent back on it; another stream of the token gets it; a later change by anyone else does reach it", async () => {
+    const { checkpoint } = await pullAll(server, office, 'services');
+    const batches = { own: [] as ChangeBatch[], other: [] as ChangeBatch[] };
+    const open = (into: ChangeBatch[]) =>
+      new LiveStream({ baseUrl: server.url, token: office }, { collections: ['services'], onEvent: (e) => void (e !== 'RESYNC' && into.push(e)) });
+    const own = open(batches.own);
+    const other = open(batches.other);
+    try {
+      const ready = (s: LiveStream) => firstValueFrom(s.events('services').pipe(rxFilter((e) => e === 'RESYNC')));
+      const resyncs = Promise.all([ready(own), ready(other)]);
+      own.start();
+      other.start();
+      await resyncs;
+      expect(own.id).toMatch(/^[0-9a-f-]{36}$/);
+      const pushed = await pushChanges(server, office, 'services', [
+        { newDocumentState: { id: 'own-1', notes: 'mine', photos: [] }, changeId: 'own-change-1' },
+        { newDocumentState: { id: 'own-2', notes: 'mine too', photos: [] }, changeId: 'own-change-2' },
+      ], checkpoint, own.id!);
+      expect(pushed.movedTo).toBeGreaterThan(checkpoint);
+      // Someone else (the office on another device, no stream named) edits one of them afterwards.
+      await pushChanges(server, office, 'services', [{ assumedMasterState: pushed.body.find((d: any) => d.id === 'own-1'), newDocumentState: { ...pushed.body.find((d: any) => d.id === 'own-1'), notes: 'edited elsewhere' } }]);
+      const ids = (list: ChangeBatch[]) => list.flatMap((b) => b.documents.map((d) => `${d.id} ${String(d.notes)}`));
+      await vi.waitFor(() => expect([ids(batches.other), ids(batches.own)].every((l) => l.includes('own-1 edited elsewhere'))).toBe(true), { timeout: 10_000 });
+      expect(ids(batches.other)).toEqual(['own-1 mine', 'own-2 mine too', 'own-1 edited elsewhere']);
+      // The pusher's stream: only the later change, after the push's own entries (a device that
+      // did not take the push's checkpoint would see the gap and pull).
+      expect(ids(batches.own)).toEqual(['own-1 edited elsewhere']);
+      expect(batches.own[0]!.since).toEqual({ seq: pushed.movedTo });
+    } finally {
+      await Promise.all([own.close(), other.close()]);
+    }
   });
 
   it.runIf(engine === 'postgres')('a write through one server process reaches a stream subscriber on another', async () => {

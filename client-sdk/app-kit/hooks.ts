@@ -114,6 +114,9 @@ const IDS_AT_A_TIME = 400;
 /** How long changes to the parts are gathered into one answer. */
 const CHANGES_GATHERED_MS = 50;
 
+/** `ids` in the parts `useDocsByIds` reads them in (a view reading ahead asks the same parts: the same queries of RxDB's cache). */
+export const idParts = (ids: readonly string[]) => Array.from({ length: Math.ceil(ids.length / IDS_AT_A_TIME) || 1 }, (_, i) => ids.slice(i * IDS_AT_A_TIME, (i + 1) * IDS_AT_A_TIME));
+
 /**
  * Live documents of a replica collection by id (its primary index), as a map; null until the first
  * answer. Many ids are read a part at a time, each part in a task of its own. While the answer for
@@ -128,7 +131,8 @@ export function useDocsByIds<C extends CollectionName>(collection: C, ids: reado
     const c = collectionOf(client.db, collection);
     if (!c || !ids) return setAnswer(null);
     const parts: Map<string, DocumentOf<C>>[] = [];
-    const count = Math.ceil(ids.length / IDS_AT_A_TIME) || 1;
+    const all = idParts(ids);
+    const count = all.length;
     const subscriptions: { unsubscribe(): void }[] = [];
     let open = true;
     // Once every part is in, the parts' changes are told together: a page of a first sync that
@@ -140,7 +144,7 @@ export function useDocsByIds<C extends CollectionName>(collection: C, ids: reado
     };
     const read = (i: number) => {
       if (!open || i >= count) return;
-      const part = ids.slice(i * IDS_AT_A_TIME, (i + 1) * IDS_AT_A_TIME);
+      const part = all[i]!;
       subscriptions.push(
         c.findByIds(part).$.subscribe((found) => {
           const first = !parts[i];

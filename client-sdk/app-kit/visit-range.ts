@@ -1,5 +1,5 @@
 import { useEffect, useState } from 'react';
-import type { RxCollection } from 'rxdb';
+import type { RxCollection, RxDocument } from 'rxdb';
 import { throttleTime } from 'rxjs';
 import { timeKey, type DocumentOf } from '../../shared/index.js';
 import { collectionOf, documentOf, type ReplicaDocument } from '../replica/database.js';
@@ -21,6 +21,19 @@ export function visitsBetween(visits: RxCollection<ReplicaDocument<'services'>>,
  */
 const SETTLE_MS = 100;
 
+/**
+ * Each stored visit as views read it, made once per RxDocument: RxDB makes a new one for each
+ * revision of a visit, so the same RxDocument is the same visit. A range shown again (a week's
+ * 13,000 visits, from RxDB's query cache) is then not copied again; the views only read these.
+ */
+const plainVisits = new WeakMap<RxDocument<ReplicaDocument<'services'>>, DocumentOf<'services'>>();
+
+export function plainVisit(doc: RxDocument<ReplicaDocument<'services'>>): DocumentOf<'services'> {
+  let plain = plainVisits.get(doc);
+  if (!plain) plainVisits.set(doc, (plain = documentOf('services', doc.toJSON())));
+  return plain;
+}
+
 /** The replica's visits in [from, to), live; null until the first answer, or while not `enabled`. */
 export function useVisitsBetween(from: string, to: string, enabled = true): DocumentOf<'services'>[] | null {
   const { client } = useSession();
@@ -31,7 +44,7 @@ export function useVisitsBetween(from: string, to: string, enabled = true): Docu
     if (!collection || !enabled) return;
     const subscription = visitsBetween(collection, from, to)
       .$.pipe(throttleTime(SETTLE_MS, undefined, { leading: true, trailing: true }))
-      .subscribe((found) => setVisits(found.map((d) => documentOf('services', d.toJSON()))));
+      .subscribe((found) => setVisits(found.map(plainVisit)));
     return () => subscription.unsubscribe();
   }, [client, from, to, enabled]);
   return visits;

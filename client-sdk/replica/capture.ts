@@ -18,6 +18,13 @@ import type { DocState } from '../../shared/index.js';
 export const SYNC_WRITE_CONTEXT = 'pool-sync';
 
 /**
+ * A write of the SDK's that only adds documents new to the replica, each an object nothing else
+ * holds (a first sync's pulled states, replication/replica-store.ts): RxDB stores them as they are
+ * instead of copying each first. Passes straight through like SYNC_WRITE_CONTEXT.
+ */
+export const SYNC_INSERT_CONTEXT = 'pool-sync-insert';
+
+/**
  * RxDB's schema migration copies a collection's stored documents into the storage of its new
  * version as a storage-to-storage replication, whose writes carry this context: the documents
  * as they were, never a change of the app's (replica/migrations.ts).
@@ -51,7 +58,7 @@ export function capturingStorage<I, O>(storage: RxStorage<I, O>, collections: Re
 function withCapturedWrites<I, O>(instance: RxStorageInstance<DocState, I, O>, capture: () => WriteCapture | null): RxStorageInstance<DocState, I, O> {
   const name = instance.collectionName;
   return instanceWithWrites(instance, (rows, context) => {
-    if (context === SYNC_WRITE_CONTEXT || context === MIGRATION_WRITE_CONTEXT) return instance.bulkWrite(rows, context);
+    if (context === SYNC_WRITE_CONTEXT || context === SYNC_INSERT_CONTEXT || context === MIGRATION_WRITE_CONTEXT) return instance.bulkWrite(rows, context);
     const recorder = capture();
     if (!recorder) return Promise.reject(new Error(`${name}: the replica is not ready for writes yet`));
     return recorder(name, rows as BulkWriteRow<DocState>[], context, () => instance.bulkWrite(rows, context));

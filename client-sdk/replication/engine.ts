@@ -205,6 +205,9 @@ export class SyncEngine {
     for (;;) {
       const result = await pushBatch(this.ctx, name);
       if (!result) return;
+      // The stream leaves out what a push said needs no pulling back: if the device could not
+      // take that answer's checkpoint, the rows come by a pull instead.
+      if (result.pull) this.wantPull = true;
       if (result.rows.length) this.observer.pushed(name, result);
       if (!result.more || !this.running) return;
     }

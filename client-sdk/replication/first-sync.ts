@@ -1,5 +1,6 @@
-import { map, type Observable } from 'rxjs';
+import { concatMap, filter, map, startWith, type Observable } from 'rxjs';
 import { PRIORITY_BANDS, type HeldBand, type PriorityName } from '../../shared/index.js';
+import type { RxLocalDocument } from 'rxdb';
 import type { ReplicaDatabase } from '../replica/database.js';
 
 /**
@@ -24,7 +25,23 @@ const KEY = 'first-sync';
  * of a shared replica moved it (replication/README.md).
  */
 export function firstSyncState$(db: ReplicaDatabase): Observable<Pick<FirstSyncState, 'ready' | 'done'>> {
-  return db.getLocal$<FirstSyncState>(KEY).pipe(map((doc) => ({ ready: doc ? [...doc.get('ready')] : [], done: doc ? doc.get('done') : false })));
+  return localDocument$<FirstSyncState>(db, KEY).pipe(map((doc) => ({ ready: doc ? [...doc.get('ready')] : [], done: doc ? doc.get('done') : false })));
+}
+
+/**
+ * A local document of the database, now and after each write of it (by any tab: RxDB passes other
+ * instances' writes into the same stream). Not RxDB's `getLocal$`: it follows the database's
+ * change events in their app form (`db.$`), which RxDB 17.6 keeps for each written batch in a
+ * module-wide cache it never empties, so a client that held it open kept every batch of its life
+ * (50,000 synced visits left their events behind), and it ran two async steps for every change of
+ * every collection. The raw batches say which local document changed: only then is it read.
+ */
+function localDocument$<T extends object>(db: ReplicaDatabase, key: string): Observable<RxLocalDocument<ReplicaDatabase, T> | null> {
+  const changed$ = db.eventBulks$.pipe(filter((bulk) => bulk.isLocal && !bulk.collectionName && bulk.events.some((e) => e.documentId === key)));
+  return changed$.pipe(
+    startWith(null),
+    concatMap(() => db.getLocal<T>(key)),
+  );
 }
 
 export class FirstSync {

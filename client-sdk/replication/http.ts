@@ -109,10 +109,14 @@ export interface PushAnswer {
   checkpoint: number | null;
 }
 
-/** A push that names the device's pull checkpoint, so the server can say the device need not pull its own writes back. */
-export async function pushWithCheckpoint(endpoint: SyncEndpoint, collection: string, rows: unknown[], checkpoint: number | null): Promise<PushAnswer> {
+/**
+ * A push that names the device's pull checkpoint, so the server can say the device need not pull
+ * its own writes back; and its live stream's id, so they are not sent back on it either.
+ */
+export async function pushWithCheckpoint(endpoint: SyncEndpoint, collection: string, rows: unknown[], checkpoint: number | null, stream: string | null = null): Promise<PushAnswer> {
   const what = `push ${collection}`;
-  const path = `/sync/${encodeURIComponent(collection)}/push${checkpoint === null ? '' : `?checkpoint=${checkpoint}`}`;
+  const query = checkpoint === null ? '' : `?checkpoint=${checkpoint}${stream ? `&stream=${encodeURIComponent(stream)}` : ''}`;
+  const path = `/sync/${encodeURIComponent(collection)}/push${query}`;
   const { body: raw, headers } = await exchange(endpoint, what, path, { method: 'POST', body: JSON.stringify(rows) });
   const body = checked(PushAnswerBody, what, raw);
   const moved = Number(headers.get(PUSH_CHECKPOINT_HEADER));

@@ -31,12 +31,18 @@ export interface PushResult {
   answered: DocState[];
 }
 
+/**
+ * `pull`: the server said the push's own writes need not come back (and so its stream leaves them
+ * out), but the device could not move its checkpoint past them: they must be pulled.
+ */
+type Sent = { answered: DocState[]; pull: boolean };
+
 /** Pushes the collection's oldest changes; null when its pending changes is empty. */
-export async function pushBatch(ctx: SyncContext, name: string): Promise<(PushResult & { more: boolean }) | null> {
+export async function pushBatch(ctx: SyncContext, name: string): Promise<(PushResult & { more: boolean; pull: boolean }) | null> {
   const { rows, more } = await ctx.lock.run(() => preparePush(ctx, name));
-  if (!rows.length) return more ? { rows, answered: [], more } : null;
-  const answered = await sendRows(ctx, name, rows);
-  return { rows, answered, more };
+  if (!rows.length) return more ? { rows, answered: [], more, pull: false } : null;
+  const { answered, pull } = await sendRows(ctx, name, rows);
+  return { rows, answered, more, pull };
 }
 
 /**
@@ -45,7 +51,7 @@ export async function pushBatch(ctx: SyncContext, name: string): Promise<(PushRe
  * take is found; that change is set aside in the pending changes with the server's reason (see PendingChanges),
  * and the others go through.
  */
-async function sendRows(ctx: SyncContext, name: string, rows: PushRow[]): Promise<DocState[]> {
+async function sendRows(ctx: SyncContext, name: string, rows: PushRow[]): Promise<Sent> {
   try {
     return await sendAndSettle(ctx, name, rows);
   } catch (error) {
@@ -53,26 +59,29 @@ async function sendRows(ctx: SyncContext, name: string, rows: PushRow[]): Promis
     if (rows.length === 1) {
       const row = rows[0]!;
       await ctx.lock.run(() => ctx.pending.refuse(pendingKey(name, row.newDocumentState.id), error.message, row.changeId));
-      return [];
+      return { answered: [], pull: false };
     }
     const half = Math.ceil(rows.length / 2);
-    return [...(await sendRows(ctx, name, rows.slice(0, half))), ...(await sendRows(ctx, name, rows.slice(half)))];
+    const [first, second] = [await sendRows(ctx, name, rows.slice(0, half)), await sendRows(ctx, name, rows.slice(half))];
+    return { answered: [...first.answered, ...second.answered], pull: first.pull || second.pull };
   }
 }
 
 const refusedForContent = (error: unknown): error is SyncFailure =>
   error instanceof SyncFailure && error.kind === 'refused' && (error.details.status === 413 || error.details.status === 400);
 
-async function sendAndSettle(ctx: SyncContext, name: string, rows: PushRow[]): Promise<DocState[]> {
+async function sendAndSettle(ctx: SyncContext, name: string, rows: PushRow[]): Promise<Sent> {
   const since = await ctx.checkpoints.get(name);
   const { answered, checkpoint } = await ctx.remote.push(name, rows, since);
-  await ctx.lock.run(async () => {
+  const moved = await ctx.lock.run(async () => {
     const adoptedAll = await acknowledge(ctx, name, rows, answered);
     // Nothing else moves the checkpoint while a push is out (the engine runs one step at a time);
     // the check keeps it so should that change.
-    if (checkpoint !== null && adoptedAll && (await ctx.checkpoints.get(name)) === since) await ctx.checkpoints.set(name, checkpoint);
+    if (checkpoint === null || !adoptedAll || (await ctx.checkpoints.get(name)) !== since) return false;
+    await ctx.checkpoints.set(name, checkpoint);
+    return true;
   });
-  return answered;
+  return { answered, pull: checkpoint !== null && !moved };
 }
 
 async function preparePush(ctx: SyncContext, name: string): Promise<{ rows: PushRow[]; more: boolean }> {

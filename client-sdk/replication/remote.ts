@@ -12,13 +12,17 @@ export interface SyncRemote {
    * `held`, a feed page that leaves out what that band on the device brought (shared/sync/priorities.ts).
    */
   pull(collection: string, checkpoint: number, limit: number, options?: PullOptions): Promise<PullAnswer>;
-  /** `checkpoint`: the device's pull position, so the server can say its own writes need no pulling back. */
+  /**
+   * `checkpoint`: the device's pull position, so the server can say its own writes need no pulling
+   * back (nor sending back on the device's live stream, which the push names when it is open).
+   */
   push(collection: string, rows: unknown[], checkpoint: number): Promise<PushAnswer>;
 }
 
-export function httpRemote(endpoint: SyncEndpoint): SyncRemote {
+/** `stream`: the id of the device's open live stream, or null. */
+export function httpRemote(endpoint: SyncEndpoint, stream: () => string | null = () => null): SyncRemote {
   return {
     pull: (collection, checkpoint, limit, options) => pullBatch(endpoint, collection, { seq: checkpoint }, limit, options),
-    push: (collection, rows, checkpoint) => pushWithCheckpoint(endpoint, collection, rows, checkpoint),
+    push: (collection, rows, checkpoint) => pushWithCheckpoint(endpoint, collection, rows, checkpoint, stream()),
   };
 }

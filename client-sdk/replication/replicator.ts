@@ -69,7 +69,7 @@ export async function startReplicating(d: ReplicatorDeps): Promise<Replicating> 
       pending: d.pending,
       checkpoints: new Checkpoints(d.db),
       lock: d.lock,
-      remote: httpRemote(d.endpoint),
+      remote: httpRemote(d.endpoint, () => stream?.id ?? null),
       departures: d.departures,
       firstSync,
       pullBatchSize: d.pullBatchSize,

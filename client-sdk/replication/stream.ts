@@ -2,7 +2,7 @@ import { createParser } from 'eventsource-parser';
 import { Subject, type Observable } from 'rxjs';
 import { Call } from './call.js';
 import { failureOfAnswer, failureOfThrown, nextMove, protocolFailure, SyncFailure } from './failure.js';
-import { describeIssues, LiveEvent, type ChangeBatch, type Checkpoint } from '../../shared/index.js';
+import { describeIssues, LiveEvent, SYNC_STREAM_HEADER, type ChangeBatch, type Checkpoint } from '../../shared/index.js';
 import { DEFAULT_REQUEST_TIMEOUT_MS, endpointHeaders, type SyncEndpoint } from './http.js';
 
 /**
@@ -51,6 +51,7 @@ export class LiveStream {
   private idleTimeoutMs: number;
   private loopDone: Promise<void> = Promise.resolve();
   private wakeRetry: (() => void) | null = null;
+  private connectedId: string | null = null;
 
   constructor(
     private readonly endpoint: SyncEndpoint,
@@ -71,6 +72,16 @@ export class LiveStream {
     if (this.running) return;
     this.running = true;
     this.loopDone = this.loop();
+  }
+
+  /**
+   * The id of the connection open or being opened (null between attempts). Chosen here and sent
+   * with the request, so a push made while the stream connects (sync starting after time
+   * offline) names it too; a push that names it is not sent back on this stream
+   * (shared/sync/headers.ts). A server that answers another id is taken at its word.
+   */
+  get id(): string | null {
+    return this.connectedId;
   }
 
   /** Reconnects now if waiting to (a request just got through: the network is back). */
@@ -144,7 +155,8 @@ export class LiveStream {
     this.call = call;
     const connectMs = Math.min(this.endpoint.requestTimeoutMs ?? DEFAULT_REQUEST_TIMEOUT_MS, STREAM_CONNECT_TIMEOUT_MS);
     call.deadline(connectMs);
-    const query = new URLSearchParams({ collections: this.options.collections.join(',') });
+    this.connectedId = crypto.randomUUID();
+    const query = new URLSearchParams({ collections: this.options.collections.join(','), stream: this.connectedId });
     try {
       const res = await (this.endpoint.fetch ?? fetch)(`${this.endpoint.baseUrl}/sync/stream?${query}`, {
         headers: { ...endpointHeaders(this.endpoint), accept: 'text/event-stream' },
@@ -152,10 +164,12 @@ export class LiveStream {
       });
       call.answered(this.idleTimeoutMs / 2);
       if (!res.ok || !res.body) throw failureOfAnswer('live stream', res.status, res.headers, await call.until(res.text()).catch(() => ''));
+      this.connectedId = res.headers.get(SYNC_STREAM_HEADER);
       await this.read(res.body, call);
     } catch (error) {
       throw call.failure(error);
     } finally {
+      this.connectedId = null;
       call.end();
       if (this.call === call) this.call = null;
     }

@@ -7,3 +7,12 @@
  * back. Clients that send no checkpoint (stock RxDB) get neither and lose nothing.
  */
 export const PUSH_CHECKPOINT_HEADER = 'sync-checkpoint';
+
+/**
+ * The live stream is answered with its id in this header (the device's own when it chose one:
+ * `&stream=<id>` on the stream's request). A push may name it (`&stream=<id>`,
+ * beside its checkpoint): when the answer carries `sync-checkpoint`, that stream is not sent the
+ * push's own writes back (server/operations/sync/own-writes.ts). Clients that name no stream are
+ * sent everything, as before.
+ */
+export const SYNC_STREAM_HEADER = 'sync-stream';

@@ -34,7 +34,7 @@ export const PROTOCOL_HISTORY: readonly ProtocolVersionEntry[] = [
   {
     version: 0,
     changed:
-      'No version named: RxDB replication over HTTP (pull by seq checkpoint, push of assumedMasterState/newDocumentState rows, a stream of RESYNC and change batches), whose optional additions (a push row\'s changeId and earlier, a push\'s checkpoint and the Sync-Checkpoint answer, a batch\'s since, RESYNC\'s heartbeatMs, departures marked _left, band pulls with heads, a full pull naming its held band) a client may or may not send; stock RxDB clients send none of them.',
+      'No version named: RxDB replication over HTTP (pull by seq checkpoint, push of assumedMasterState/newDocumentState rows, a stream of RESYNC and change batches), whose optional additions (a push row\'s changeId and earlier, a push\'s checkpoint and the Sync-Checkpoint answer, a push naming its stream\'s Sync-Stream id, a batch\'s since, RESYNC\'s heartbeatMs, departures marked _left, band pulls with heads, a full pull naming its held band) a client may or may not send; stock RxDB clients send none of them.',
   },
   {
     version: 1,

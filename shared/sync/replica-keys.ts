@@ -33,21 +33,31 @@ export const REPLICA_INDEXES: Readonly<Partial<Record<CollectionName, readonly (
   services: [['startKey'], ['technicianKey', 'startKey']],
 };
 
+const CANONICAL_TIME = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
+
 /** A time as the key sorts it: UTC ISO with milliseconds, or '' (none, or not a time). */
 export function timeKey(value: unknown): string {
   if (typeof value !== 'string') return '';
   const time = Date.parse(value);
-  return Number.isNaN(time) ? '' : new Date(time).toISOString();
+  if (Number.isNaN(time)) return '';
+  // A time already in that form is its own key: the same string, not a copy (every visit's key is
+  // kept in the replica), and no formatting, which took most of a first sync's key time. Parsing
+  // moves only a day past its month's end or an hour of 24 to another day, so its day tells.
+  return CANONICAL_TIME.test(value) && new Date(time).getUTCDate() === Number(value.slice(8, 10)) ? value : new Date(time).toISOString();
 }
+
 
 /** The keys of a document of the collection (none for a collection without keys). */
 export function replicaKeysOf(collection: string, doc: Readonly<Record<string, unknown>>): Record<string, string> | null {
-  const keys = REPLICA_KEYS[collection as CollectionName];
+  const keys = KEY_ENTRIES.get(collection);
   if (!keys) return null;
   const out: Record<string, string> = {};
-  for (const [name, key] of Object.entries(keys)) out[name] = key.kind === 'time' ? timeKey(doc[key.from]) : typeof doc[key.from] === 'string' ? (doc[key.from] as string) : '';
+  for (const [name, key] of keys) out[name] = key.kind === 'time' ? timeKey(doc[key.from]) : typeof doc[key.from] === 'string' ? (doc[key.from] as string) : '';
   return out;
 }
+
+/** REPLICA_KEYS as lists, listed once: the keys are derived at every write of every document. */
+const KEY_ENTRIES: ReadonlyMap<string, readonly [string, ReplicaKey][]> = new Map(Object.entries(REPLICA_KEYS).map(([collection, keys]) => [collection, Object.entries(keys)]));
 
 /** Whether a field is one of the replica's own keys (dropped from what goes to the server). */
 export function isReplicaKey(collection: string, field: string): boolean {

@@ -18,8 +18,10 @@ export async function pushChanges(
   rows: { assumedMasterState?: Record<string, unknown> | null; newDocumentState: Record<string, unknown>; changeId?: string }[],
   /** The device's pull checkpoint, sent as `?checkpoint=` (our SDK does; stock RxDB does not). */
   checkpoint?: number | string,
+  /** The device's live stream, sent as `&stream=` beside the checkpoint: its own writes are not sent back on it. */
+  stream?: string,
 ) {
-  const query = checkpoint === undefined ? '' : `?checkpoint=${checkpoint}`;
+  const query = checkpoint === undefined ? '' : `?checkpoint=${checkpoint}${stream ? `&stream=${stream}` : ''}`;
   const res = await fetch(`${server.url}/sync/${collection}/push${query}`, {
     method: 'POST',
     headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },

@@ -1,5 +1,6 @@
 import { useEffect, useMemo, useState } from 'react';
 import { bandRange, type PriorityName } from '../../../shared/index.js';
+import type { SyncStatus } from '../../status.js';
 import type { Api } from '../../app-kit/api.js';
 import { useDocsByIds, useObservable, useSession } from '../../app-kit/hooks.js';
 import { useVisitsBetween } from '../../app-kit/visit-range.js';
@@ -52,18 +53,13 @@ const NO_CUSTOMERS: ReadonlyMap<string, BoardCustomer> = new Map();
 export function useBoardRange(from: string, to: string, withCustomers = true): BoardRange {
   const { client, viewer } = useSession();
   const status = useObservable(() => client.sync.status$, null, [client]);
-  const windowDays = viewer.syncWindowDays ?? DEFAULT_WINDOW_DAYS;
-  const inWindow = Date.parse(from) >= startOfDay(Date.now() - windowDays * 86_400_000);
+  const inWindow = inReplicaWindow(from, viewer.syncWindowDays);
   const band = bandHolding(from, to);
-  const arrived = !!status && (status.firstSyncDone || (band !== null && status.ready.includes(band)));
-  const replicaHasIt = inWindow && arrived;
-  const bandOnItsWay = inWindow && !arrived && band !== null && status?.state !== 'offline';
+  const replicaHasIt = replicaHolds(status, from, to, viewer.syncWindowDays);
+  const bandOnItsWay = inWindow && !replicaHasIt && band !== null && status?.state !== 'offline';
 
   const local = useVisitsBetween(from, to, replicaHasIt);
-  const customerIds = useMemo(
-    () => (local && withCustomers ? [...new Set(local.flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort() : null),
-    [local, withCustomers],
-  );
+  const customerIds = useMemo(() => (local && withCustomers ? customerIdsOf(local) : null), [local, withCustomers]);
   const localCustomers = useDocsByIds('customers', customerIds, `${from}/${to}`);
   const remote = useServerRange(from, to, !replicaHasIt);
 
@@ -77,6 +73,26 @@ export function useBoardRange(from: string, to: string, withCustomers = true): B
     const waiting = bandOnItsWay ? `Bringing ${band === 'today' ? "today's" : "this week's"} visits to this browser…` : replicaHasIt ? 'Reading the visits…' : 'Asking the server…';
     return { visits: null, customers: new Map(), source: null, waiting };
   }, [local, localCustomers, withCustomers, remote, bandOnItsWay, replicaHasIt, band]);
+}
+
+/** The customers a range's visits name, each once, in id order (the ids the board reads them by). */
+export function customerIdsOf(visits: readonly { customerId?: string | null }[]): string[] {
+  return [...new Set(visits.flatMap((v) => (v.customerId ? [v.customerId] : [])))].sort();
+}
+
+/** Whether a range starting at `from` lies in the office's window (`windowDays`: the server's, if it said). */
+function inReplicaWindow(from: string, windowDays: number | null | undefined): boolean {
+  return Date.parse(from) >= startOfDay(Date.now() - (windowDays ?? DEFAULT_WINDOW_DAYS) * 86_400_000);
+}
+
+/**
+ * Whether the replica holds the whole of [from, to): the range is in the office's window and the
+ * first sync is done, or the first sync's band holding the range has arrived.
+ */
+export function replicaHolds(status: SyncStatus | null, from: string, to: string, windowDays: number | null | undefined): boolean {
+  const band = bandHolding(from, to);
+  const arrived = !!status && (status.firstSyncDone || (band !== null && status.ready.includes(band)));
+  return arrived && inReplicaWindow(from, windowDays);
 }
 
 /** The first sync's band that holds the whole range, if any (shared/sync/priorities.ts). */

@@ -7,6 +7,8 @@ import type { OperationContext } from '../context.js';
 import { tokenOwnersOf } from '../token-owners.js';
 import { SYNC_COLLECTIONS, type SyncCollection } from './collections.js';
 import { toDocument, type Doc } from './doc.js';
+import { LiveTakers } from './live-takers.js';
+import { OwnWrites } from './own-writes.js';
 
 /**
  * Live fan-out: one LISTEN per server process on 'pool_changes' (the change-feed trigger notifies
@@ -41,14 +43,28 @@ interface Subscriber {
   send: LiveSender;
   /** Ends the subscriber's stream (its token was revoked). */
   end: () => void;
+  /** Per collection, the feed position up to which this stream's device pushed everything itself (own-writes.ts). */
+  ownUpTo: OwnWrites;
 }
 
 interface OrgFeed {
   subscribers: Set<Subscriber>;
-  /** Highest _seq read per table, from the moment the first subscriber arrived. */
+  /** The same subscribers by collection and audience. */
+  takers: LiveTakers<Subscriber>;
+  /**
+   * Highest _seq read per table, kept while some subscriber holds the whole collection. Absent when
+   * none does: the table is then not read at all (an office device's visits come from its scope's
+   * feed), and its head is read again when such a subscriber arrives.
+   */
   lastSeq: Map<string, number>;
   /** Highest scope feed position read per table (scoped collections), over every audience. */
   lastScopeSeq: Map<string, number>;
+  /**
+   * Per scoped table, each audience's last entry position (0: none) as far as read: a batch's
+   * `since`. Learned from the database once per audience, then kept from the entries the feed reads
+   * (it reads every audience's), which saves a query per change.
+   */
+  audiencePositions: Map<string, Map<string, number>>;
   /** Tables with a read running, and whether another notification came during it. */
   reading: Map<string, boolean>;
 }
@@ -65,6 +81,8 @@ const BATCH = 1000;
 
 export class LiveFanout {
   private readonly orgs = new Map<string, OrgFeed>();
+  /** Open subscribers by their token and stream id (its device names the id in its pushes). */
+  private readonly byStream = new Map<string, Subscriber>();
   private readonly resync: string;
   private stopListening: (() => Promise<void>)[] = [];
   /** Times the change LISTEN was re-established after its connection dropped (for /metrics). */
@@ -126,6 +144,7 @@ export class LiveFanout {
     this.stopListening = [];
     for (const org of this.orgs.values()) org.subscribers.clear();
     this.orgs.clear();
+    this.byStream.clear();
   }
 
   /** Open subscriptions and LISTEN reconnects so far, for monitoring. */
@@ -135,25 +154,49 @@ export class LiveFanout {
     return { subscribers, reconnects: this.reconnects };
   }
 
-  /** Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. */
-  async subscribe(ctx: OperationContext, collections: readonly string[], send: LiveSender, end: () => void = () => {}): Promise<() => void> {
+  /**
+   * Adds a subscriber; it is sent RESYNC at once. Returns the function that removes it. `streamId`:
+   * the id the stream was answered with, which its device names in its pushes (`ownWrites`).
+   */
+  async subscribe(ctx: OperationContext, collections: readonly string[], send: LiveSender, end: () => void = () => {}, streamId?: string): Promise<() => void> {
     const orgId = ctx.viewer.orgId;
+    const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end, ownUpTo: new OwnWrites() };
+    // The heads are read with no subscriber added yet; the organization's feed may end (its last
+    // subscriber gone) while they are read, so they are checked again until none is missing.
     let org = this.orgs.get(orgId);
-    if (!org) {
-      const heads = await Promise.all(SYNC_COLLECTIONS.map(async (c) => [c.resource.table, await feedHead(this.db, c.table, orgId)] as const));
-      const scopeHeads = await Promise.all(SCOPED.map(async (c) => [c.resource.table, await scopeLiveHead(this.db, orgId, c.name)] as const));
-      org = this.orgs.get(orgId) ?? { subscribers: new Set(), lastSeq: new Map(), lastScopeSeq: new Map(), reading: new Map() };
+    for (let missing = missingHeads(org, subscriber); missing.whole.length || missing.scoped.length; missing = missingHeads(org, subscriber)) {
+      const heads = await Promise.all(missing.whole.map(async (c) => [c.resource.table, await feedHead(this.db, c.table, orgId)] as const));
+      const scopeHeads = await Promise.all(missing.scoped.map(async (c) => [c.resource.table, await scopeLiveHead(this.db, orgId, c.name)] as const));
+      org = this.orgs.get(orgId) ?? { subscribers: new Set(), takers: new LiveTakers(), lastSeq: new Map(), lastScopeSeq: new Map(), audiencePositions: new Map(), reading: new Map() };
       for (const [table, seq] of heads) if (!org.lastSeq.has(table)) org.lastSeq.set(table, seq);
       for (const [table, seq] of scopeHeads) if (!org.lastScopeSeq.has(table)) org.lastScopeSeq.set(table, seq);
       this.orgs.set(orgId, org);
     }
-    const subscriber: Subscriber = { ctx, collections: new Set(collections), send, end };
+    org = org!;
     org.subscribers.add(subscriber);
+    for (const name of subscriber.collections) org.takers.add(name, audienceOf(ctx.viewer, name), subscriber);
+    const key = streamId ? streamKey(ctx, streamId) : null;
+    if (key) this.byStream.set(key, subscriber);
     send(this.resync);
     return () => {
       org!.subscribers.delete(subscriber);
+      for (const name of subscriber.collections) org!.takers.remove(name, audienceOf(ctx.viewer, name), subscriber);
+      if (key && this.byStream.get(key) === subscriber) this.byStream.delete(key);
+      // The last to take a collection whole: its position is not kept up any more.
+      for (const c of SYNC_COLLECTIONS) if (holdsWhole(subscriber, c) && !org!.takers.of(c.name, null).length) org!.lastSeq.delete(c.resource.table);
       if (org!.subscribers.size === 0 && this.orgs.get(orgId) === org) this.orgs.delete(orgId);
     };
+  }
+
+  /**
+   * A push by the device of stream `streamId` was answered with `Sync-Checkpoint: seq` for
+   * `collection`: its stream is not sent that collection's entries up to `seq` (own-writes.ts says
+   * why that is safe). Streams are looked up under the pushing token, so another token's are
+   * never touched; an unknown stream (on another process, closed, or not yet subscribed) is
+   * nothing to do: it is sent everything, as before.
+   */
+  ownWrites(ctx: OperationContext, streamId: string, collection: string, seq: number): void {
+    this.byStream.get(streamKey(ctx, streamId))?.ownUpTo.pushed(collection, seq);
   }
 
   private endStreamsOf(tokenIds: Set<string>): void {
@@ -211,16 +254,22 @@ export class LiveFanout {
   /** The table's new rows to every subscriber that holds the whole collection; true when a full batch was read (more may follow). */
   private async readTable(orgId: string, org: OrgFeed, collection: SyncCollection): Promise<boolean> {
     const table = collection.resource.table;
-    const since = org.lastSeq.get(table) ?? 0;
+    const takers = org.takers.of(collection.name, null);
+    const since = org.lastSeq.get(table);
+    // Nobody to read for: forgotten, so a later taker starts from the head (see subscribe).
+    if (!takers.length || since === undefined) {
+      org.lastSeq.delete(table);
+      return false;
+    }
     const rows = await readFeed<Doc>(this.db, collection.table, orgId, since, BATCH);
     if (!rows.length) return false;
     org.lastSeq.set(table, rows.at(-1)!.seq);
-    const takers = [...org.subscribers].filter((s) => s.collections.has(collection.name) && !audienceOf(s.ctx.viewer, collection.name));
-    if (takers.length) {
-      const documents = rows.map((r) => toDocument(r.record, r.deleted));
-      const json = JSON.stringify({ type: 'changes', collection: collection.name, documents, checkpoint: { seq: rows.at(-1)!.seq }, since: { seq: since } } satisfies LiveEvent);
-      for (const subscriber of takers) subscriber.send(json);
-    }
+    const documents = rows.map((r) => toDocument(r.record, r.deleted));
+    const checkpoint = { seq: rows.at(-1)!.seq };
+    const batch = (from: number, after: number) => JSON.stringify({ type: 'changes', collection: collection.name, documents: documents.slice(from), checkpoint, since: { seq: after } } satisfies LiveEvent);
+    const json = batch(0, since);
+    const seqs = rows.map((r) => r.seq);
+    sendInTurn(takers, (subscriber) => subscriber.ownUpTo.send(subscriber.send, collection.name, seqs, json, batch));
     return rows.length === BATCH;
   }
 
@@ -235,28 +284,69 @@ export class LiveFanout {
     const entries = await readScopeEntries(this.db, collection.table, orgId, collection.name, since, BATCH);
     if (!entries.length) return false;
     const checkpoint = entries.at(-1)!.seq;
-    org.lastScopeSeq.set(table, checkpoint);
-    const takers = new Map<string, Subscriber[]>();
-    for (const s of org.subscribers) {
-      const audience = s.collections.has(collection.name) ? audienceOf(s.ctx.viewer, collection.name) : null;
-      if (audience) appendTo(takers, audience, s);
-    }
     const documents = new Map<string, string[]>();
-    for (const e of entries) if (takers.has(e.audience)) appendTo(documents, e.audience, e.doc);
-    const previous = await lastPositions(this.db, orgId, collection.name, [...documents.keys()], since);
+    const seqs = new Map<string, number[]>();
+    for (const e of entries) {
+      if (!org.takers.of(collection.name, e.audience).length) continue;
+      appendTo(documents, e.audience, e.doc);
+      appendTo(seqs, e.audience, e.seq);
+    }
+    const positions = await this.audiencePositions(orgId, org, collection, [...documents.keys()], since);
+    // Moved on only now: had that read failed, the next notification reads these entries again.
+    org.lastScopeSeq.set(table, checkpoint);
+    const previous = new Map([...documents.keys()].map((audience) => [audience, positions.get(audience)!]));
+    for (const e of entries) positions.set(e.audience, e.seq);
     for (const [audience, docs] of documents) {
       // The documents are JSON already (written by the database): joined, not parsed and encoded again.
-      const json = `{"type":"changes","collection":${JSON.stringify(collection.name)},"documents":[${docs.join(',')}],"checkpoint":{"seq":${checkpoint}},"since":{"seq":${previous.get(audience) ?? 0}}}`;
-      for (const subscriber of takers.get(audience)!) subscriber.send(json);
+      const batch = (from: number, after: number) =>
+        `{"type":"changes","collection":${JSON.stringify(collection.name)},"documents":[${docs.slice(from).join(',')}],"checkpoint":{"seq":${checkpoint}},"since":{"seq":${after}}}`;
+      const json = batch(0, previous.get(audience)!);
+      sendInTurn(org.takers.of(collection.name, audience), (subscriber) => subscriber.ownUpTo.send(subscriber.send, collection.name, seqs.get(audience)!, json, batch));
     }
     return entries.length === BATCH;
   }
+
+  /** The table's audience positions, with those of `audiences` not yet known read (at or before `since`). */
+  private async audiencePositions(orgId: string, org: OrgFeed, collection: SyncCollection, audiences: string[], since: number): Promise<Map<string, number>> {
+    const table = collection.resource.table;
+    const positions = org.audiencePositions.get(table) ?? new Map<string, number>();
+    org.audiencePositions.set(table, positions);
+    const unknown = audiences.filter((a) => !positions.has(a));
+    if (unknown.length) {
+      const found = await lastPositions(this.db, orgId, collection.name, unknown, since);
+      for (const audience of unknown) positions.set(audience, found.get(audience) ?? 0);
+    }
+    return positions;
+  }
 }
 
+/** Whether a subscriber takes a collection's changes whole (not through a scope's feed). */
+function holdsWhole(s: Subscriber, collection: SyncCollection): boolean {
+  return s.collections.has(collection.name) && !audienceOf(s.ctx.viewer, collection.name);
+}
+
+/** The collections a subscriber takes whole whose head is not known yet, and scoped ones when the organization has no feed. */
+function missingHeads(org: OrgFeed | undefined, s: Subscriber): { whole: SyncCollection[]; scoped: SyncCollection[] } {
+  return {
+    whole: SYNC_COLLECTIONS.filter((c) => holdsWhole(s, c) && !org?.lastSeq.has(c.resource.table)),
+    scoped: SCOPED.filter((c) => !org?.lastScopeSeq.has(c.resource.table)),
+  };
+}
+
+/** A stream's id is the device's to choose: it names a stream only among its token's. */
+const streamKey = (ctx: OperationContext, streamId: string) => `${ctx.viewer.tokenId} ${streamId}`;
+
 /**
- * Adds to a list in place. Copying the list on each addition made grouping an audience's streams
- * quadratic: with 1,000 office streams, half a million copies and a few MB of garbage per change.
+ * Sends an event to every subscriber, starting from a random one. Writing to a thousand sockets
+ * takes the kernel 10-20 ms; in a fixed order (the order they subscribed) the same devices would
+ * always wait for all the others.
  */
+function sendInTurn(subscribers: readonly Subscriber[], deliver: (subscriber: Subscriber) => void): void {
+  const start = Math.floor(Math.random() * subscribers.length);
+  for (let i = 0; i < subscribers.length; i++) deliver(subscribers[(start + i) % subscribers.length]!);
+}
+
+/** Adds to a list in place: a copy per addition makes grouping quadratic in the list's length. */
 function appendTo<T>(lists: Map<string, T[]>, key: string, value: T): void {
   const list = lists.get(key);
   if (list) list.push(value);

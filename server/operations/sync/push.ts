@@ -37,19 +37,35 @@ export { MAX_PUSH_ROWS, type PushOutcome, type Refusal } from './push-run.js';
  * then says whether it may move past the push's own writes without pulling them (see
  * `PushOutcome.checkpoint`).
  */
-export async function push(ctx: OperationContext, name: string, raw: unknown, checkpoint?: unknown): Promise<PushOutcome> {
+export async function push(ctx: OperationContext, name: string, raw: unknown, checkpoint?: unknown, { onCheckpoint }: PushHooks = {}): Promise<PushOutcome> {
   const collection = syncCollection(name);
   const { rows, problems } = screenPush(raw);
   const since = parseInput(PushCheckpoint, checkpoint);
   if (!rows.length) return { conflicts: [], refused: [], quarantined: [], written: 0, checkpoint: null };
+  const apply = (careful: boolean) =>
+    ctx.db.transaction(async (tx) => {
+      const outcome = await applyBatch({ ctx, tx, collection, rows, problems, since, careful });
+      if (outcome.checkpoint) onCheckpoint?.(outcome.checkpoint.seq);
+      return outcome;
+    });
   try {
-    return await ctx.db.transaction((tx) => applyBatch({ ctx, tx, collection, rows, problems, since, careful: false }));
+    return await apply(false);
   } catch (error) {
     if (!isDatabaseError(error)) throw error;
     // A database error in the fast path (writes batched, no savepoints) rolled everything back.
     // Redo row by row behind savepoints, so the one bad row is refused and the rest apply.
-    return ctx.db.transaction((tx) => applyBatch({ ctx, tx, collection, rows, problems, since, careful: true }));
+    return apply(true);
   }
+}
+
+export interface PushHooks {
+  /**
+   * Told the push's checkpoint before its commit: the live fan-out, which reads the push's entries
+   * once the commit is announced, must already know to leave them off the pusher's own stream
+   * (own-writes.ts). Were the commit to fail, no entry at or before it is ever written: the feed
+   * past the device's checkpoint held only this push's rows, under the organization's feed lock.
+   */
+  onCheckpoint?: (seq: number) => void;
 }
 
 /** A database error (a constraint, a value the column refuses), as opposed to a rule or a bug. */

@@ -1,5 +1,5 @@
 import compression from 'compression';
-import type { RequestHandler, Response } from 'express';
+import type { RequestHandler } from 'express';
 import zlib from 'node:zlib';
 
 /**
@@ -17,14 +17,4 @@ export function compressResponses(): RequestHandler {
     brotli: { params: { [zlib.constants.BROTLI_PARAM_QUALITY]: 3 } },
     threshold: 1024,
   });
-}
-
-/**
- * A compressor holds small writes until its buffer fills; an event stream must reach the device
- * now, so each event is flushed through it. The sync stream is sent uncompressed (see its route),
- * which makes this a no-op there today; it keeps the stream live if that ever changes.
- */
-export function writeNow(res: Response, text: string): void {
-  res.write(text);
-  (res as Response & { flush?: () => void }).flush?.();
 }

@@ -1,6 +1,6 @@
 import cors from 'cors';
 import type { RequestHandler } from 'express';
-import { PROTOCOL_VERSION_HEADER, PUSH_CHECKPOINT_HEADER } from '../../../shared/index.js';
+import { PROTOCOL_VERSION_HEADER, PUSH_CHECKPOINT_HEADER, SYNC_STREAM_HEADER } from '../../../shared/index.js';
 
 /**
  * CORS for browser apps served from other origins (CORS_ORIGINS). Credentials are a Bearer token
@@ -16,7 +16,7 @@ export function allowOrigins(origins: readonly string[]): RequestHandler | null 
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'Accept', 'Last-Event-ID', 'Idempotency-Key', PROTOCOL_VERSION_HEADER],
     // What a browser app must be able to read: when to retry, how much budget is left, file names.
-    exposedHeaders: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Content-Disposition', 'Location', 'Idempotent-Replayed', PUSH_CHECKPOINT_HEADER],
+    exposedHeaders: ['Retry-After', 'RateLimit-Limit', 'RateLimit-Remaining', 'RateLimit-Reset', 'Content-Disposition', 'Location', 'Idempotent-Replayed', PUSH_CHECKPOINT_HEADER, SYNC_STREAM_HEADER],
     maxAge: 7200,
   });
 }

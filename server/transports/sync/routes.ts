@@ -1,23 +1,29 @@
 import express, { Router, type RequestHandler, type Response } from 'express';
 import type { Logger } from 'pino';
-import { errors, PUSH_CHECKPOINT_HEADER } from '../../../shared/index.js';
+import { randomUUID } from 'node:crypto';
+import { errors, PUSH_CHECKPOINT_HEADER, SYNC_STREAM_HEADER } from '../../../shared/index.js';
 import type { LiveFanout } from '../../operations/sync/live-fanout.js';
 import { pull, pullResponseParts } from '../../operations/sync/pull.js';
 import { push } from '../../operations/sync/push.js';
 import { SYNC_COLLECTIONS } from '../../operations/sync/collections.js';
 import { declaredBodyWithin } from '../http/bodies.js';
-import { writeNow } from '../http/compression.js';
 import type { Metrics } from '../http/metrics.js';
 import { contextOf } from '../http/request-context.js';
+import { eventFrame, openEventStream } from './event-stream.js';
 
 /**
  * The replication endpoint, RxDB's protocol over HTTP:
  *   GET  /sync/:collection/pull?checkpoint=<seq>&limit=<n>  -> {documents, checkpoint: {seq}}
  *        (&from=&to=: a page of a priority band instead, shared/sync/priorities.ts)
- *   POST /sync/:collection/push?checkpoint=<seq>  [{assumedMasterState, newDocumentState}]  -> [server states]
- *        (and, when the device may skip pulling its own writes back, a Sync-Checkpoint header)
- *   GET  /sync/stream?collections=a,b  Server-Sent Events: RESYNC first, then change batches
+ *   POST /sync/:collection/push?checkpoint=<seq>&stream=<id>  [{assumedMasterState, newDocumentState}]  -> [server states]
+ *        (and, when the device may skip pulling its own writes back, a Sync-Checkpoint header;
+ *        then the stream `id` is not sent those writes either)
+ *   GET  /sync/stream?collections=a,b&stream=<id>  Server-Sent Events: RESYNC first, then change batches
+ *        (answered with a Sync-Stream header: the stream's id, the device's own when it chose one)
  */
+/** A stream id a device may choose: a UUID or the like (it is only ever compared, among its token's). */
+const STREAM_ID = /^[A-Za-z0-9-]{8,64}$/;
+
 export interface SyncRouteDeps {
   feed: LiveFanout;
   settings: { heartbeatMs: number; bodyLimitBytes: number; maxStreamsPerToken: number };
@@ -31,6 +37,9 @@ export interface SyncRoutes {
   endStreams(): void;
 }
 
+const RETRY = Buffer.from('retry: 1000\n\n');
+const HEARTBEAT = Buffer.from(': heartbeat\n\n');
+
 export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metrics }: SyncRouteDeps): SyncRoutes {
   const router = Router();
   const streams = new Set<Response>();
@@ -43,20 +52,19 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     const known = new Set(SYNC_COLLECTIONS.map((c) => c.name));
     const unknown = (names ?? []).filter((n) => !known.has(n));
     if (unknown.length) throw errors.badInput(`Unknown collections: ${unknown.join(', ')}`);
+    // A HEAD has no body to hold a stream in (express routes it here).
+    if (req.method === 'HEAD') {
+      res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8' }).end();
+      return;
+    }
     const releaseSlot = takeStreamSlot(ctx.viewer.tokenId, res);
-    res.writeHead(200, {
-      'content-type': 'text/event-stream; charset=utf-8',
-      // Never compressed (no-transform): a compressor per open stream holds about 180 KB of zlib
-      // state, 181 MB for 1,000 idle devices, to shrink events of a few KB. Bulk data comes by
-      // pulls, which are compressed.
-      'cache-control': 'no-cache, no-transform',
-      connection: 'keep-alive',
-      'x-accel-buffering': 'no',
-    });
-    req.socket.setNoDelay(true);
-    writeNow(res, 'retry: 1000\n\n');
+    // Its device names it in its pushes, so its own pushed rows are not sent back (own-writes.ts).
+    // The device may choose it (`&stream=`), so a push sent while the stream connects names it too.
+    const streamId = typeof req.query.stream === 'string' && STREAM_ID.test(req.query.stream) ? req.query.stream : randomUUID();
+    const stream = openEventStream(res, { [SYNC_STREAM_HEADER]: streamId });
+    stream.write(RETRY);
     streams.add(res);
-    const heartbeat = setInterval(() => writeNow(res, ': heartbeat\n\n'), settings.heartbeatMs);
+    const heartbeat = setInterval(() => stream.write(HEARTBEAT), settings.heartbeatMs);
     let unsubscribe: (() => void) | null = null;
     res.on('close', () => {
       clearInterval(heartbeat);
@@ -67,8 +75,9 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
     const stop = await feed.subscribe(
       ctx,
       names ?? [...known],
-      (json) => writeNow(res, `data: ${json}\n\n`),
-      () => res.end(), // the token was revoked: the device must authenticate again
+      (json) => stream.write(eventFrame(json)),
+      () => stream.end(), // the token was revoked: the device must authenticate again
+      streamId,
     );
     // The device may have gone while the subscription was being set up.
     if (res.closed) stop();
@@ -100,7 +109,10 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
   router.post('/sync/:collection/push', declaredBodyWithin(settings.bodyLimitBytes), auth, express.json({ limit: settings.bodyLimitBytes }), async (req, res) => {
     const ctx = contextOf(req);
     const collection = req.params.collection as string;
-    const outcome = await push(ctx, collection, req.body, req.query.checkpoint);
+    const stream = typeof req.query.stream === 'string' ? req.query.stream : null;
+    const outcome = await push(ctx, collection, req.body, req.query.checkpoint, {
+      onCheckpoint: stream ? (seq) => feed.ownWrites(ctx, stream, collection, seq) : undefined,
+    });
     for (const { id, reason } of outcome.refused) {
       logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push refused a row; answered with the server state');
     }
@@ -108,7 +120,9 @@ export function syncRoutes(auth: RequestHandler, { feed, settings, logger, metri
       logger.warn({ collection, id, reason, userId: ctx.viewer.userId }, 'sync push quarantined a document; answered with a tombstone');
     }
     metrics?.syncPush(collection, Array.isArray(req.body) ? req.body.length : 0, outcome.conflicts.length);
-    if (outcome.checkpoint) res.setHeader(PUSH_CHECKPOINT_HEADER, String(outcome.checkpoint.seq));
+    if (outcome.checkpoint) {
+      res.setHeader(PUSH_CHECKPOINT_HEADER, String(outcome.checkpoint.seq));
+    }
     res.json(outcome.conflicts);
   });
 
