@@ -3,7 +3,7 @@ import { getRxStorageMemory } from 'rxdb/plugins/storage-memory';
 import pg from 'pg';
 import { describe, expect, it, vi } from 'vitest';
 import { createRxDatabase, type RxCollection } from 'rxdb';
-import { customerResource, rxSchemaOf, serviceResource } from '../shared/index.js';
+import { customerResource, rxSchemaOf, serviceResource, SYNC_STREAM_HEADER } from '../shared/index.js';
 import { replicateCollection } from '../client-sdk/replication/replicate.js';
 import { LiveStream, type ChangeBatch, type StreamItem } from '../client-sdk/replication/stream.js';
 import { openStore } from '../server/storage/open.js';
@@ -103,6 +103,25 @@ describe.each(engines)('live sync on %s', (engine) => {
     } finally {
       await Promise.all([own.close(), other.close()]);
     }
+  });
+
+  it('a stream id a device may not choose is replaced by the server\'s, and a push naming an unknown stream is answered as any', async () => {
+    const opened = async (id: string) => {
+      const aborted = new AbortController();
+      const res = await fetch(`${server.url}/sync/stream?collections=services&stream=${encodeURIComponent(id)}`, { headers: { authorization: `Bearer ${office}` }, signal: aborted.signal });
+      aborted.abort();
+      return { status: res.status, id: res.headers.get(SYNC_STREAM_HEADER) };
+    };
+    expect(await opened('phone-stream-0001')).toEqual({ status: 200, id: 'phone-stream-0001' });
+    for (const bad of ['short', 'has spaces in it', 'x'.repeat(65), 'semi;colon-0001']) {
+      const { status, id } = await opened(bad);
+      expect(status).toBe(200);
+      expect(id).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/);
+    }
+    const { checkpoint } = await pullAll(server, office, 'services');
+    const pushed = await pushChanges(server, office, 'services', [{ newDocumentState: { id: 'unknown-stream-1', notes: 'kept', photos: [] }, changeId: 'unknown-stream-change-1' }], checkpoint, 'no-such-stream-0001');
+    expect(pushed.movedTo).toBeGreaterThan(checkpoint);
+    expect((await pullAll(server, office, 'services')).documents.map((d: any) => d.id)).toContain('unknown-stream-1');
   });
 
   it.runIf(engine === 'postgres')('a write through one server process reaches a stream subscriber on another', async () => {
